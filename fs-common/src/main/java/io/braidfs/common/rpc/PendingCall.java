@@ -1,0 +1,119 @@
+package io.braidfs.common.rpc;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.proto.ErrorInfo;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.ReferenceCountUtil;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A client call from the moment it is issued until it is answered, failed or timed out.
+ *
+ * <p>Ownership: holds the request payload until it is handed to the connection for writing.
+ *
+ * <p>Thread-safety: created on the caller's thread, then handled on the connection's event loop;
+ * {@link #finish} is guarded so the call completes exactly once.
+ */
+final class PendingCall<Q extends Message, R extends Message> {
+  final RpcMethod<Q, R> method;
+  final long callId;
+  final Q request;
+  final long deadlineNanos;
+  final CompletableFuture<RpcResponse<R>> future = new CompletableFuture<>();
+  private final AtomicBoolean finished = new AtomicBoolean();
+  private final Runnable onFinish;
+  private Object payload;
+  private long writtenNanos;
+  ScheduledFuture<?> timer;
+
+  PendingCall(
+      RpcMethod<Q, R> method,
+      long callId,
+      Q request,
+      Object payload,
+      long deadlineNanos,
+      Runnable onFinish) {
+    this.method = method;
+    this.callId = callId;
+    this.request = request;
+    this.payload = payload;
+    this.deadlineNanos = deadlineNanos;
+    this.onFinish = onFinish;
+  }
+
+  /** Builds the frame to write, handing the payload over to it. */
+  OutboundFrame toFrame(long nowNanos) {
+    writtenNanos = nowNanos;
+    Object p = payload;
+    payload = null;
+    long remainingMicros = Math.max(1, (deadlineNanos - nowNanos) / 1000);
+    return OutboundFrame.request(method.id(), callId, remainingMicros, request, p);
+  }
+
+  /** Completes the call from a response frame; the frame stays owned by the caller. */
+  void complete(Frame frame, String peer) {
+    Status status;
+    try {
+      status = Status.fromCode(frame.statusCode());
+    } catch (IllegalArgumentException e) {
+      fail(Status.MALFORMED_FRAME, method + " to " + peer + ": " + e.getMessage());
+      return;
+    }
+    try {
+      if (!status.isOk()) {
+        ErrorInfo error = ErrorInfo.parseFrom(frame.message().nioBuffer());
+        String hint =
+            error.getLeaderHint().isEmpty() ? "" : " (leader: " + error.getLeaderHint() + ")";
+        fail(status, error.getMessage() + hint);
+        return;
+      }
+      R message = method.responseParser().parseFrom(frame.message().nioBuffer());
+      if (!finished.compareAndSet(false, true)) {
+        return;
+      }
+      onFinish.run();
+      RpcResponse<R> response =
+          new RpcResponse<>(
+              message, frame.takePayload(), frame.serverMicros(), System.nanoTime() - writtenNanos);
+      if (!future.complete(response)) {
+        response.close();
+      }
+    } catch (InvalidProtocolBufferException e) {
+      fail(
+          Status.MALFORMED_FRAME,
+          "cannot parse " + method + " response from " + peer + ": " + e.getMessage());
+    }
+  }
+
+  /** Fails the call with this status, releasing the payload if it was never written. */
+  void fail(Status status, String message) {
+    if (!finished.compareAndSet(false, true)) {
+      return;
+    }
+    if (payload != null) {
+      ReferenceCountUtil.release(payload);
+      payload = null;
+    }
+    if (timer != null) {
+      timer.cancel(false);
+    }
+    onFinish.run();
+    future.completeExceptionally(StatusExceptions.toIOException(status, message));
+  }
+
+  boolean isFinished() {
+    return finished.get();
+  }
+
+  /** Releases an unwritten payload; for calls refused before they were queued. */
+  static void release(ByteBuf payload) {
+    if (payload != null) {
+      payload.release();
+    }
+  }
+}

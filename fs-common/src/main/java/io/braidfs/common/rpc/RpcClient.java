@@ -1,0 +1,276 @@
+package io.braidfs.common.rpc;
+
+import com.google.protobuf.Message;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.lifecycle.LifeCycle;
+import io.braidfs.common.lifecycle.Service;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.Future;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client side of Braid RPC: one connection per server address, made lazily on the first call
+ * and reused by every caller; a dropped connection is replaced on the next call.
+ *
+ * <p>Every connection opens with a Hello carrying this client's id (16 random bytes, chosen once),
+ * name, user and groups. Call ids are unique across all connections of this client, so a call
+ * retried on another connection (or another server after a failover) keeps its identity.
+ *
+ * <pre>{@code
+ * try (RpcClient client = RpcClient.builder("fuse").user("alice").build()) {
+ *   client.start();
+ *   PingResponse pong = client.callSync(address, RpcMethod.PING, PingRequest.getDefaultInstance());
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+public final class RpcClient implements Service {
+  /** The length of a client id in bytes. */
+  public static final int CLIENT_ID_BYTES = 16;
+
+  private static final Logger LOG = LoggerFactory.getLogger(RpcClient.class);
+
+  private final String name;
+  private final String user;
+  private final List<String> groups;
+  private final byte[] clientId;
+  private final RpcOptions options;
+  private final LifeCycle lifeCycle;
+  private final AtomicLong callIds = new AtomicLong();
+  private final ConcurrentHashMap<InetSocketAddress, RpcConnection> connections =
+      new ConcurrentHashMap<>();
+  private EventLoopGroup group;
+  private Bootstrap bootstrap;
+
+  private RpcClient(Builder b) {
+    this.name = b.name;
+    this.user = b.user;
+    this.groups = List.copyOf(b.groups);
+    this.clientId = b.clientId.clone();
+    this.options = b.options;
+    this.lifeCycle = new LifeCycle(name);
+  }
+
+  /**
+   * A builder for a client with this name, used in logs, thread names and the Hello.
+   *
+   * @throws IllegalArgumentException if the name is empty
+   */
+  public static Builder builder(String name) {
+    return new Builder(name);
+  }
+
+  @Override
+  public void start() {
+    lifeCycle.startTransition();
+    Transport transport = Transport.select(options.transport());
+    group = transport.newGroup(options.effectiveClientIoThreads(), name + "-io");
+    bootstrap = new Bootstrap().channel(transport.socketChannel());
+    lifeCycle.running();
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public String user() {
+    return user;
+  }
+
+  public List<String> groups() {
+    return groups;
+  }
+
+  /** A copy of this client's 16-byte id. */
+  public byte[] clientId() {
+    return clientId.clone();
+  }
+
+  public RpcOptions options() {
+    return options;
+  }
+
+  long nextCallId() {
+    return callIds.incrementAndGet();
+  }
+
+  /**
+   * The connection to this address, made now if there is none or the last one was lost.
+   *
+   * @throws IllegalStateException if the client is not running
+   */
+  public RpcConnection connection(InetSocketAddress address) {
+    lifeCycle.assertRunning();
+    RpcConnection c = connections.get(address);
+    if (c != null && c.isOpen()) {
+      return c;
+    }
+    return connections.compute(
+        address,
+        (a, existing) ->
+            existing != null && existing.isOpen()
+                ? existing
+                : new RpcConnection(this, a, group.next(), bootstrap));
+  }
+
+  void connectionClosed(RpcConnection connection) {
+    connections.remove(connection.address(), connection);
+  }
+
+  /**
+   * Calls {@code method} on the server at {@code address} with the default timeout.
+   *
+   * @return a future completed on an event loop (callbacks must not block); see {@link
+   *     RpcConnection#call}
+   */
+  public <Q extends Message, R extends Message> CompletableFuture<RpcResponse<R>> call(
+      InetSocketAddress address, RpcMethod<Q, R> method, Q request) {
+    return call(address, method, request, null, options.callTimeout());
+  }
+
+  /**
+   * Calls {@code method} with a raw payload (which the call takes ownership of) and a timeout. A
+   * call that cannot start (the client is closed) fails its future; it never throws.
+   */
+  public <Q extends Message, R extends Message> CompletableFuture<RpcResponse<R>> call(
+      InetSocketAddress address,
+      RpcMethod<Q, R> method,
+      Q request,
+      Object payload,
+      Duration timeout) {
+    RpcConnection c;
+    try {
+      c = connection(address);
+    } catch (IllegalStateException e) {
+      io.netty.util.ReferenceCountUtil.release(payload);
+      return CompletableFuture.failedFuture(
+          StatusExceptions.toIOException(Status.UNAVAILABLE, name + ": " + e.getMessage()));
+    }
+    return c.call(method, request, payload, timeout.toNanos());
+  }
+
+  /**
+   * Calls {@code method} and waits for its response message.
+   *
+   * @throws IOException carrying the call's {@link Status}; after a timeout or a lost connection
+   *     the call may or may not have been applied
+   */
+  public <Q extends Message, R extends Message> R callSync(
+      InetSocketAddress address, RpcMethod<Q, R> method, Q request) throws IOException {
+    try (RpcResponse<R> response = await(call(address, method, request))) {
+      return response.message();
+    }
+  }
+
+  /**
+   * Waits for a call's future and unwraps its failure.
+   *
+   * @throws IOException the call's failure
+   * @throws InterruptedIOException if this thread is interrupted while waiting (the call goes on)
+   */
+  public static <R extends Message> RpcResponse<R> await(CompletableFuture<RpcResponse<R>> future)
+      throws IOException {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for an RPC answer");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      throw new IOException(cause);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (!lifeCycle.closeTransition()) {
+      return;
+    }
+    for (RpcConnection c : new ArrayList<>(connections.values())) {
+      c.close(name + " closed");
+    }
+    connections.clear();
+    if (group != null) {
+      long grace = options.shutdownGrace().toMillis();
+      Future<?> f = group.shutdownGracefully(0, grace, TimeUnit.MILLISECONDS);
+      if (!f.awaitUninterruptibly(grace + 1000)) {
+        LOG.warn("{}: event loops did not stop within {} ms", name, grace + 1000);
+      }
+    }
+    lifeCycle.closed();
+  }
+
+  /**
+   * Builds an {@link RpcClient}.
+   *
+   * <p>Thread-safety: not thread-safe.
+   */
+  public static final class Builder {
+    private final String name;
+    private String user = System.getProperty("user.name", "nobody");
+    private List<String> groups = List.of();
+    private byte[] clientId;
+    private RpcOptions options = RpcOptions.defaults();
+
+    private Builder(String name) {
+      if (name == null || name.isEmpty()) {
+        throw new IllegalArgumentException("client name must not be empty");
+      }
+      this.name = name;
+      this.clientId = new byte[CLIENT_ID_BYTES];
+      new SecureRandom().nextBytes(clientId);
+    }
+
+    public Builder user(String user) {
+      this.user = user;
+      return this;
+    }
+
+    public Builder groups(List<String> groups) {
+      this.groups = List.copyOf(groups);
+      return this;
+    }
+
+    /**
+     * Sets the client id (normally random).
+     *
+     * @throws IllegalArgumentException if it is not {@value #CLIENT_ID_BYTES} bytes
+     */
+    public Builder clientId(byte[] id) {
+      if (id.length != CLIENT_ID_BYTES) {
+        throw new IllegalArgumentException(
+            "client id must be " + CLIENT_ID_BYTES + " bytes, not " + id.length);
+      }
+      this.clientId = id.clone();
+      return this;
+    }
+
+    public Builder options(RpcOptions options) {
+      this.options = options;
+      return this;
+    }
+
+    public RpcClient build() {
+      return new RpcClient(this);
+    }
+  }
+}

@@ -1,0 +1,292 @@
+package io.braidfs.common.rpc;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
+import io.braidfs.common.error.Status;
+import io.braidfs.proto.HelloRequest;
+import io.braidfs.proto.HelloResponse;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.collection.LongObjectHashMap;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection to one server, shared by every caller of that server.
+ *
+ * <p>It connects when created (the client creates it lazily, on the first call to its address),
+ * sends Hello first and pipelines calls right behind it without waiting. Any number of callers
+ * issue calls concurrently; calls are correlated by call id. At most {@code maxOutstanding} calls
+ * are in flight: further callers wait for a slot until their deadline (on an event-loop thread,
+ * where waiting is forbidden, they fail at once with {@code BUSY}). Each call has a deadline timer.
+ * When the connection is lost, every call in flight fails at once with {@code UNAVAILABLE}.
+ *
+ * <p>Thread-safety: {@link #call} is thread-safe. The table of calls in flight is confined to the
+ * connection's event loop.
+ */
+public final class RpcConnection {
+  private static final Logger LOG = LoggerFactory.getLogger(RpcConnection.class);
+
+  private static final Runnable NO_OP = () -> {};
+
+  private final RpcClient client;
+  private final InetSocketAddress address;
+  private final EventLoop loop;
+  private final Semaphore slots;
+  private final LongObjectHashMap<PendingCall<?, ?>> inflight = new LongObjectHashMap<>();
+  private final Channel channel;
+  private final OutboundQueue<PendingCall<?, ?>> out;
+  private volatile String closeReason;
+
+  RpcConnection(RpcClient client, InetSocketAddress address, EventLoop loop, Bootstrap template) {
+    this.client = client;
+    this.address = address;
+    this.loop = loop;
+    this.slots = new Semaphore(client.options().maxOutstanding());
+    Bootstrap bootstrap =
+        template
+            .clone(loop)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.SO_KEEPALIVE, true)
+            .option(
+                ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                (int) Math.min(Integer.MAX_VALUE, client.options().connectTimeout().toMillis()))
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(
+                            "decoder",
+                            new FrameDecoder(
+                                client.options().maxMessageBytes(),
+                                client.options().maxPayloadBytes()))
+                        .addLast("encoder", FrameEncoder.INSTANCE)
+                        .addLast("connection", new Handler());
+                  }
+                });
+    ChannelFuture connect = bootstrap.connect(address);
+    this.channel = connect.channel();
+    this.out = new OutboundQueue<>(channel, this::beforeWrite, this::drop);
+    connect.addListener(
+        f -> {
+          if (f.isSuccess()) {
+            connected();
+          } else {
+            closeReason = "cannot connect to " + address + ": " + f.cause().getMessage();
+            LOG.debug("{}: {}", client.name(), closeReason);
+            channel.close();
+            closed();
+          }
+        });
+  }
+
+  public InetSocketAddress address() {
+    return address;
+  }
+
+  /** False once the connection is lost or closed; the client then makes a new one. */
+  public boolean isOpen() {
+    return closeReason == null;
+  }
+
+  /**
+   * Issues a call.
+   *
+   * @param payload raw bytes sent after the request, or null; the call takes ownership
+   * @param timeoutNanos the deadline, from now, in nanoseconds
+   * @return a future completed on the connection's event loop: callbacks attached to it must not
+   *     block. It fails with an {@link IOException} carrying the {@link Status}; a {@code
+   *     DEADLINE_EXCEEDED} or {@code UNAVAILABLE} call may or may not have been applied
+   */
+  public <Q extends Message, R extends Message> CompletableFuture<RpcResponse<R>> call(
+      RpcMethod<Q, R> method, Q request, Object payload, long timeoutNanos) {
+    long deadline = System.nanoTime() + timeoutNanos;
+    boolean slot = acquireSlot(deadline);
+    PendingCall<Q, R> call =
+        new PendingCall<>(
+            method, client.nextCallId(), request, payload, deadline, slot ? slots::release : NO_OP);
+    if (!slot) {
+      boolean onLoop = Thread.currentThread() instanceof FastThreadLocalThread;
+      call.fail(
+          onLoop ? Status.BUSY : Status.DEADLINE_EXCEEDED,
+          method
+              + " to "
+              + address
+              + ": all "
+              + client.options().maxOutstanding()
+              + " call slots stayed busy; the call was not sent");
+      return call.future;
+    }
+    String reason = closeReason;
+    if (reason != null) {
+      call.fail(Status.UNAVAILABLE, reason);
+    } else {
+      out.write(call);
+    }
+    return call.future;
+  }
+
+  private boolean acquireSlot(long deadlineNanos) {
+    if (slots.tryAcquire()) {
+      return true;
+    }
+    if (Thread.currentThread() instanceof FastThreadLocalThread) {
+      return false; // never block an event loop
+    }
+    try {
+      return slots.tryAcquire(deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** The number of calls holding a slot: queued, in flight, or being completed. */
+  public int outstanding() {
+    return client.options().maxOutstanding() - slots.availablePermits();
+  }
+
+  private void connected() {
+    HelloRequest hello =
+        HelloRequest.newBuilder()
+            .setProtocolVersion(FrameHeader.VERSION)
+            .setClientId(ByteString.copyFrom(client.clientId()))
+            .setClientName(client.name())
+            .setUser(client.user())
+            .addAllGroups(client.groups())
+            .build();
+    long deadline = System.nanoTime() + client.options().callTimeout().toNanos();
+    PendingCall<HelloRequest, HelloResponse> call =
+        new PendingCall<>(RpcMethod.HELLO, client.nextCallId(), hello, null, deadline, NO_OP);
+    call.future.whenComplete(
+        (response, error) -> {
+          if (error != null) {
+            close("hello to " + address + " failed: " + error.getMessage());
+          } else {
+            LOG.debug("{}: connected to {}", client.name(), response.message().getServerId());
+          }
+        });
+    channel.write(beforeWrite(call), channel.voidPromise());
+    out.open();
+  }
+
+  /** On the event loop: registers the call in flight and starts its deadline timer. */
+  private Object beforeWrite(Object item) {
+    PendingCall<?, ?> call = (PendingCall<?, ?>) item;
+    long now = System.nanoTime();
+    long remaining = call.deadlineNanos - now;
+    if (remaining <= 0) {
+      call.fail(
+          Status.DEADLINE_EXCEEDED,
+          call.method + " to " + address + ": deadline passed before it was sent");
+      return null;
+    }
+    inflight.put(call.callId, call);
+    call.timer = loop.schedule(() -> timedOut(call), remaining, TimeUnit.NANOSECONDS);
+    return call.toFrame(now);
+  }
+
+  private void timedOut(PendingCall<?, ?> call) {
+    if (inflight.remove(call.callId) == call) {
+      call.fail(
+          Status.DEADLINE_EXCEEDED,
+          call.method
+              + " call "
+              + call.callId
+              + " to "
+              + address
+              + " timed out; it may or may not have been applied");
+    }
+  }
+
+  private void drop(PendingCall<?, ?> call) {
+    String reason = closeReason;
+    call.fail(Status.UNAVAILABLE, reason != null ? reason : "connection to " + address + " closed");
+  }
+
+  /** Closes the connection; every call in flight fails with UNAVAILABLE and this reason. */
+  void close(String reason) {
+    if (closeReason == null) {
+      closeReason = reason;
+    }
+    channel.close();
+  }
+
+  /** On the event loop once the channel is closed: fails everything still pending. */
+  private void closed() {
+    if (closeReason == null) {
+      closeReason = "connection to " + address + " lost";
+    }
+    client.connectionClosed(this);
+    ArrayList<PendingCall<?, ?>> calls = new ArrayList<>(inflight.values());
+    inflight.clear();
+    for (PendingCall<?, ?> call : calls) {
+      call.fail(
+          Status.UNAVAILABLE,
+          closeReason + "; " + call.method + " may or may not have been applied");
+    }
+    out.dropAll();
+  }
+
+  /** The pipeline end of the connection: matches answers to calls. */
+  private final class Handler extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof FrameError error) {
+        LOG.warn("{}: closing connection to {}: {}", client.name(), address, error.reason());
+        close("bad frame from " + address + ": " + error.reason());
+        return;
+      }
+      Frame frame = (Frame) msg;
+      try {
+        if (!frame.isResponse()) {
+          LOG.warn("{}: closing connection to {}: it sent a request", client.name(), address);
+          close("protocol error: " + address + " sent a request to a client");
+          return;
+        }
+        PendingCall<?, ?> call = inflight.remove(frame.callId());
+        if (call == null) {
+          LOG.debug("{}: late answer for call {} from {}", client.name(), frame.callId(), address);
+          return;
+        }
+        if (call.timer != null) {
+          call.timer.cancel(false);
+        }
+        call.complete(frame, address.toString());
+      } finally {
+        frame.release();
+      }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      closed();
+      ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (cause instanceof IOException) {
+        LOG.debug("{}: connection to {} failed: {}", client.name(), address, cause.toString());
+      } else {
+        LOG.warn("{}: connection to {} failed", client.name(), address, cause);
+      }
+      close("connection to " + address + " failed: " + cause.getMessage());
+    }
+  }
+}

@@ -1,0 +1,257 @@
+package io.braidfs.common.rpc;
+
+import com.google.protobuf.Message;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusException;
+import io.braidfs.common.lifecycle.LifeCycle;
+import io.braidfs.common.lifecycle.Service;
+import io.braidfs.proto.PingResponse;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.Future;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Braid RPC server: accepts connections, decodes frames and dispatches each request to the
+ * handler registered for its method.
+ *
+ * <p>Handlers registered with an executor run there (RocksDB, disk and ZooKeeper work belong on
+ * such executors); handlers registered inline run on the event loop and must not block. Every
+ * server answers {@code Hello} and {@code Ping} itself. See {@link ServerConnection} for protocol
+ * errors and backpressure.
+ *
+ * <pre>{@code
+ * RpcServer server = RpcServer.builder("mds-1")
+ *     .handle(RpcMethod.GETATTR, namespace::getAttr, namespaceExecutor)
+ *     .build();
+ * server.start();
+ * InetSocketAddress address = server.boundAddress();
+ * }</pre>
+ *
+ * <p>Thread-safety: thread-safe. The registrations are fixed at build time.
+ */
+public final class RpcServer implements Service {
+  private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
+
+  private final String id;
+  private final InetSocketAddress bindAddress;
+  private final RpcOptions options;
+  private final Map<Integer, Registration<?, ?>> registrations;
+  private final LifeCycle lifeCycle;
+  private final Set<Channel> connections = ConcurrentHashMap.newKeySet();
+  private EventLoopGroup acceptGroup;
+  private EventLoopGroup ioGroup;
+  private Channel serverChannel;
+
+  /** A method's handler and where it runs; a null executor means inline on the event loop. */
+  record Registration<Q extends Message, R extends Message>(
+      RpcMethod<Q, R> method, RpcHandler<Q, R> handler, Executor executor) {}
+
+  private RpcServer(Builder builder) {
+    this.id = builder.id;
+    this.bindAddress = builder.bindAddress;
+    this.options = builder.options;
+    this.registrations = Map.copyOf(builder.registrations);
+    this.lifeCycle = new LifeCycle(id);
+  }
+
+  /**
+   * A builder for a server with this id, used in logs and thread names.
+   *
+   * @throws IllegalArgumentException if the id is empty
+   */
+  public static Builder builder(String id) {
+    return new Builder(id);
+  }
+
+  /** The server's id, as given to the builder. */
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public void start() throws IOException {
+    lifeCycle.startTransition();
+    Transport transport = Transport.select(options.transport());
+    acceptGroup = transport.newGroup(1, id + "-accept");
+    ioGroup = transport.newGroup(options.effectiveServerIoThreads(), id + "-io");
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(acceptGroup, ioGroup)
+            .channel(transport.serverChannel())
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    connections.add(ch);
+                    ch.pipeline()
+                        .addLast(
+                            "decoder",
+                            new FrameDecoder(options.maxMessageBytes(), options.maxPayloadBytes()))
+                        .addLast("encoder", FrameEncoder.INSTANCE)
+                        .addLast(
+                            "connection",
+                            new ServerConnection(RpcServer.this, ch, options.serverMaxInflight()));
+                  }
+                });
+    try {
+      serverChannel = bootstrap.bind(bindAddress).syncUninterruptibly().channel();
+    } catch (RuntimeException e) {
+      lifeCycle.failed();
+      close();
+      throw new IOException(id + ": cannot listen on " + bindAddress + ": " + e.getMessage(), e);
+    }
+    lifeCycle.running();
+    LOG.info("{}: listening on {} ({} transport)", id, boundAddress(), transport);
+  }
+
+  /**
+   * The address the server listens on; with port 0 at build time, the port the system chose.
+   *
+   * @throws IllegalStateException if the server is not running
+   */
+  public InetSocketAddress boundAddress() {
+    Channel ch = serverChannel;
+    if (ch == null) {
+      throw new IllegalStateException(id + " is not listening");
+    }
+    return (InetSocketAddress) ch.localAddress();
+  }
+
+  /** The number of open client connections. */
+  public int connectionCount() {
+    return connections.size();
+  }
+
+  Registration<?, ?> registration(int methodId) {
+    return registrations.get(methodId);
+  }
+
+  void connectionClosed(Channel channel) {
+    connections.remove(channel);
+  }
+
+  /** Runs a handler and turns what it throws into an answer. */
+  <Q extends Message, R extends Message> void invoke(
+      Registration<Q, R> registration, ServerCall<Q, R> call) {
+    try {
+      if (call.deadlinePassed()) {
+        call.fail(Status.DEADLINE_EXCEEDED, call.method() + ": deadline passed before handling");
+        return;
+      }
+      registration.handler().handle(call);
+    } catch (Exception e) {
+      if (e instanceof StatusException se) {
+        call.fail(se.status(), String.valueOf(e.getMessage()));
+      } else {
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+        LOG.warn("{}: {} failed", id, call, e);
+        call.fail(Status.INTERNAL, call.method() + " failed on " + id + ": " + e);
+      }
+    } finally {
+      call.releasePayload();
+    }
+  }
+
+  @Override
+  public void close() {
+    if (!lifeCycle.closeTransition()) {
+      return;
+    }
+    if (serverChannel != null) {
+      serverChannel.close().awaitUninterruptibly(options.shutdownGrace().toMillis());
+    }
+    for (Channel ch : connections) {
+      ch.close();
+    }
+    shutdown(acceptGroup);
+    shutdown(ioGroup);
+    lifeCycle.closed();
+    LOG.info("{}: closed", id);
+  }
+
+  private void shutdown(EventLoopGroup group) {
+    if (group == null) {
+      return;
+    }
+    long grace = options.shutdownGrace().toMillis();
+    Future<?> f = group.shutdownGracefully(0, grace, TimeUnit.MILLISECONDS);
+    if (!f.awaitUninterruptibly(grace + 1000)) {
+      LOG.warn("{}: event loops did not stop within {} ms", id, grace + 1000);
+    }
+  }
+
+  /**
+   * Builds an {@link RpcServer}. Every server answers Hello and Ping without registration.
+   *
+   * <p>Thread-safety: not thread-safe.
+   */
+  public static final class Builder {
+    private final String id;
+    private InetSocketAddress bindAddress = new InetSocketAddress("127.0.0.1", 0);
+    private RpcOptions options = RpcOptions.defaults();
+    private final Map<Integer, Registration<?, ?>> registrations = new HashMap<>();
+
+    private Builder(String id) {
+      if (id == null || id.isEmpty()) {
+        throw new IllegalArgumentException("server id must not be empty");
+      }
+      this.id = id;
+      handle(
+          RpcMethod.PING,
+          call -> call.reply(PingResponse.newBuilder().setEcho(call.request().getEcho()).build()),
+          null);
+    }
+
+    /** Where to listen; defaults to 127.0.0.1 with a port the system picks. */
+    public Builder bind(InetSocketAddress address) {
+      this.bindAddress = address;
+      return this;
+    }
+
+    public Builder options(RpcOptions options) {
+      this.options = options;
+      return this;
+    }
+
+    /**
+     * Serves {@code method} with {@code handler} on {@code executor}, or inline on the event loop
+     * when the executor is null (only for handlers that never block).
+     *
+     * @throws IllegalArgumentException if the method is Hello or already has a handler
+     */
+    public <Q extends Message, R extends Message> Builder handle(
+        RpcMethod<Q, R> method, RpcHandler<Q, R> handler, Executor executor) {
+      if (method == RpcMethod.HELLO) {
+        throw new IllegalArgumentException("Hello is served by the RPC runtime itself");
+      }
+      if (registrations.containsKey(method.id()) && method != RpcMethod.PING) {
+        throw new IllegalArgumentException(method + " already has a handler");
+      }
+      registrations.put(method.id(), new Registration<>(method, handler, executor));
+      return this;
+    }
+
+    public RpcServer build() {
+      return new RpcServer(this);
+    }
+  }
+}

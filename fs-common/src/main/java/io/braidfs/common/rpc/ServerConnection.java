@@ -1,0 +1,259 @@
+package io.braidfs.common.rpc;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import io.braidfs.common.error.Status;
+import io.braidfs.proto.ErrorInfo;
+import io.braidfs.proto.HelloRequest;
+import io.braidfs.proto.HelloResponse;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.io.IOException;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server end of one connection: checks each frame, parses its request and hands it to the
+ * method's handler, inline or on the handler's executor; answers go out through an {@link
+ * OutboundQueue} so replies finished together share one flush.
+ *
+ * <p>Protocol errors (a refused frame, an unknown method, an unparsable message, a request before
+ * Hello) are answered with an error when the call id is known, logged in one line, and close this
+ * connection only.
+ *
+ * <p>Backpressure: when {@code serverMaxInflight} requests of this connection are being handled,
+ * the server stops reading from it until half of them are answered; TCP then slows the client.
+ *
+ * <p>Thread-safety: Netty calls the handler methods on the channel's event loop; {@link #send} may
+ * be called from any thread. The in-flight count is touched on the event loop only.
+ */
+final class ServerConnection extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);
+
+  private final RpcServer server;
+  private final Channel channel;
+  private final OutboundQueue<OutboundFrame> out;
+  private final int maxInflight;
+  private volatile CallerContext caller;
+  private boolean closing;
+  private int inflight;
+
+  ServerConnection(RpcServer server, Channel channel, int maxInflight) {
+    this.server = server;
+    this.channel = channel;
+    this.maxInflight = maxInflight;
+    this.out = new OutboundQueue<>(channel, this::beforeWrite, OutboundFrame::release);
+  }
+
+  CallerContext caller() {
+    return caller;
+  }
+
+  /** Queues a response (taking ownership); safe from any thread. */
+  void send(OutboundFrame frame) {
+    out.write(frame);
+  }
+
+  private Object beforeWrite(Object frame) {
+    // Every queued frame answers one dispatched request.
+    if (--inflight < maxInflight / 2 && !channel.config().isAutoRead()) {
+      channel.config().setAutoRead(true);
+    }
+    return frame;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    out.open();
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof FrameError error) {
+      refuse(error.callId(), 0, error.status(), error.reason());
+      return;
+    }
+    Frame frame = (Frame) msg;
+    try {
+      if (!closing) {
+        dispatch(frame);
+      }
+    } finally {
+      frame.release();
+    }
+  }
+
+  private void dispatch(Frame frame) {
+    long callId = frame.callId();
+    if (frame.isResponse()) {
+      refuse(callId, frame.methodId(), Status.MALFORMED_FRAME, "a response sent to a server");
+      return;
+    }
+    RpcMethod<?, ?> method = RpcMethod.byId(frame.methodId());
+    if (method == null) {
+      refuse(
+          callId, frame.methodId(), Status.UNKNOWN_METHOD, "unknown method id " + frame.methodId());
+      return;
+    }
+    if (caller == null && method != RpcMethod.HELLO) {
+      refuse(callId, method.id(), Status.NOT_AUTHENTICATED, method + " before Hello");
+      return;
+    }
+    Message request;
+    try {
+      request = method.requestParser().parseFrom(frame.message().nioBuffer());
+    } catch (InvalidProtocolBufferException e) {
+      refuse(
+          callId,
+          method.id(),
+          Status.MALFORMED_FRAME,
+          "cannot parse " + method + " request: " + e.getMessage());
+      return;
+    }
+    if (method == RpcMethod.HELLO) {
+      hello(callId, (HelloRequest) request);
+      return;
+    }
+    RpcServer.Registration<?, ?> registration = server.registration(method.id());
+    if (registration == null) {
+      inflight++;
+      send(
+          OutboundFrame.response(
+              method.id(),
+              callId,
+              Status.UNSUPPORTED.code(),
+              0,
+              error(server.id() + " does not serve " + method.fullName()),
+              null));
+      return;
+    }
+    start(registration, callId, request, frame);
+  }
+
+  private <Q extends Message, R extends Message> void start(
+      RpcServer.Registration<Q, R> registration, long callId, Message request, Frame frame) {
+    @SuppressWarnings("unchecked")
+    ServerCall<Q, R> call =
+        new ServerCall<>(
+            this,
+            registration.method(),
+            callId,
+            (Q) request,
+            frame.takePayload(),
+            System.nanoTime(),
+            frame.deadlineMicros());
+    if (++inflight >= maxInflight) {
+      channel.config().setAutoRead(false);
+    }
+    if (registration.executor() == null) {
+      server.invoke(registration, call);
+      return;
+    }
+    try {
+      registration.executor().execute(() -> server.invoke(registration, call));
+    } catch (RejectedExecutionException e) {
+      call.releasePayload();
+      call.fail(Status.BUSY, server.id() + " is overloaded; " + call.method() + " was not started");
+    }
+  }
+
+  private void hello(long callId, HelloRequest hello) {
+    if (caller != null) {
+      refuse(callId, RpcMethod.HELLO.id(), Status.MALFORMED_FRAME, "a second Hello");
+      return;
+    }
+    if (hello.getProtocolVersion() != FrameHeader.VERSION) {
+      refuse(
+          callId,
+          RpcMethod.HELLO.id(),
+          Status.UNSUPPORTED_VERSION,
+          "client speaks protocol "
+              + hello.getProtocolVersion()
+              + ", server "
+              + FrameHeader.VERSION);
+      return;
+    }
+    if (hello.getClientId().size() != RpcClient.CLIENT_ID_BYTES) {
+      refuse(
+          callId,
+          RpcMethod.HELLO.id(),
+          Status.MALFORMED_FRAME,
+          "client id must be " + RpcClient.CLIENT_ID_BYTES + " bytes");
+      return;
+    }
+    caller =
+        new CallerContext(
+            hello.getClientId().toByteArray(),
+            hello.getClientName(),
+            hello.getUser(),
+            hello.getGroupsList(),
+            channel.remoteAddress());
+    inflight++;
+    send(
+        OutboundFrame.response(
+            RpcMethod.HELLO.id(),
+            callId,
+            Status.OK.code(),
+            0,
+            HelloResponse.newBuilder()
+                .setProtocolVersion(FrameHeader.VERSION)
+                .setServerId(server.id())
+                .build(),
+            null));
+  }
+
+  /** Answers a protocol error when the call id is known, then closes this connection only. */
+  private void refuse(long callId, int methodId, Status status, String reason) {
+    if (closing) {
+      return;
+    }
+    closing = true;
+    LOG.warn(
+        "{}: closing connection from {}: {} ({}, call {})",
+        server.id(),
+        channel.remoteAddress(),
+        reason,
+        status,
+        callId);
+    if (callId == FrameError.NO_CALL_ID || !channel.isActive()) {
+      channel.close();
+      return;
+    }
+    channel
+        .writeAndFlush(
+            OutboundFrame.response(methodId, callId, status.code(), 0, error(reason), null))
+        .addListener(ChannelFutureListener.CLOSE);
+  }
+
+  private static ErrorInfo error(String message) {
+    return ErrorInfo.newBuilder().setMessage(message).build();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    out.dropAll();
+    server.connectionClosed(channel);
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (!closing) {
+      closing = true;
+      if (cause instanceof IOException) {
+        LOG.debug(
+            "{}: connection from {} failed: {}",
+            server.id(),
+            channel.remoteAddress(),
+            cause.toString());
+      } else {
+        LOG.warn("{}: connection from {} failed", server.id(), channel.remoteAddress(), cause);
+      }
+    }
+    channel.close();
+  }
+}
