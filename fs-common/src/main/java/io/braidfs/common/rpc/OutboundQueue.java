@@ -1,6 +1,8 @@
 package io.braidfs.common.rpc;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -27,6 +29,7 @@ final class OutboundQueue<T> implements Runnable {
   private final UnaryOperator<Object> beforeWrite;
   private final Consumer<T> onDrop;
   private volatile boolean open;
+  private volatile boolean closeAfterDrain;
 
   /**
    * @param beforeWrite called on the event loop for each item just before it is written; returns
@@ -45,6 +48,15 @@ final class OutboundQueue<T> implements Runnable {
     if (!scheduled.get() && scheduled.compareAndSet(false, true)) {
       schedule();
     }
+  }
+
+  /**
+   * Queues a last item, then closes the channel once everything queued before it and it itself have
+   * been sent.
+   */
+  void writeAndClose(T item) {
+    closeAfterDrain = true;
+    write(item);
   }
 
   /** Allows writing, and writes what was queued before. */
@@ -84,7 +96,10 @@ final class OutboundQueue<T> implements Runnable {
         wrote = true;
       }
     }
-    if (wrote) {
+    if (closeAfterDrain) {
+      // The listener runs once every earlier write has completed, so nothing queued is cut off.
+      channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    } else if (wrote) {
       channel.flush();
     }
   }

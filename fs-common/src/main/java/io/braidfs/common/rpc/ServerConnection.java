@@ -7,10 +7,10 @@ import io.braidfs.proto.ErrorInfo;
 import io.braidfs.proto.HelloRequest;
 import io.braidfs.proto.HelloResponse;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
  * Hello) are answered with an error when the call id is known, logged in one line, and close this
  * connection only.
  *
- * <p>Backpressure: when {@code serverMaxInflight} requests of this connection are being handled,
- * the server stops reading from it until half of them are answered; TCP then slows the client.
+ * <p>Backpressure: at most {@code serverMaxInflight} requests of this connection are in handlers at
+ * once. Frames decoded beyond that wait in a backlog, and the server stops reading from the socket
+ * until the backlog is empty again, so TCP slows the client down; memory stays bounded by the
+ * in-flight requests plus one read's worth of frames.
  *
  * <p>Thread-safety: Netty calls the handler methods on the channel's event loop; {@link #send} may
  * be called from any thread. The in-flight count is touched on the event loop only.
@@ -38,6 +40,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   private final OutboundQueue<OutboundFrame> out;
   private final int maxInflight;
   private volatile CallerContext caller;
+  private final ArrayDeque<Frame> backlog = new ArrayDeque<>();
   private boolean closing;
   private int inflight;
 
@@ -58,8 +61,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   }
 
   private Object beforeWrite(Object frame) {
-    // Every queued frame answers one dispatched request.
-    if (--inflight < maxInflight / 2 && !channel.config().isAutoRead()) {
+    // Every queued frame answers one dispatched request, which frees room for the backlog.
+    inflight--;
+    while (inflight < maxInflight && !backlog.isEmpty()) {
+      handle(backlog.poll());
+    }
+    if (backlog.isEmpty() && !closing && !channel.config().isAutoRead()) {
       channel.config().setAutoRead(true);
     }
     return frame;
@@ -78,6 +85,15 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     Frame frame = (Frame) msg;
+    if (inflight >= maxInflight || !backlog.isEmpty()) {
+      backlog.add(frame);
+      channel.config().setAutoRead(false);
+      return;
+    }
+    handle(frame);
+  }
+
+  private void handle(Frame frame) {
     try {
       if (!closing) {
         dispatch(frame);
@@ -146,9 +162,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             frame.takePayload(),
             System.nanoTime(),
             frame.deadlineMicros());
-    if (++inflight >= maxInflight) {
-      channel.config().setAutoRead(false);
-    }
+    inflight++;
     if (registration.executor() == null) {
       server.invoke(registration, call);
       return;
@@ -223,10 +237,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
       channel.close();
       return;
     }
-    channel
-        .writeAndFlush(
-            OutboundFrame.response(methodId, callId, status.code(), 0, error(reason), null))
-        .addListener(ChannelFutureListener.CLOSE);
+    // Through the queue, behind the answers already on their way, then close.
+    inflight++;
+    out.writeAndClose(
+        OutboundFrame.response(methodId, callId, status.code(), 0, error(reason), null));
   }
 
   private static ErrorInfo error(String message) {
@@ -235,6 +249,11 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    closing = true;
+    Frame f;
+    while ((f = backlog.poll()) != null) {
+      f.release();
+    }
     out.dropAll();
     server.connectionClosed(channel);
     ctx.fireChannelInactive();

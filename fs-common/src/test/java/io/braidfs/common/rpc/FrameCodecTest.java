@@ -240,7 +240,8 @@ class FrameCodecTest {
   void aConnectionClosedMidFrameIsReportedAndNothingLeaks() {
     byte[] whole = RawFrames.request(1, 21, new byte[10], new byte[100]);
     decoder.writeInbound(Unpooled.wrappedBuffer(whole, 0, 60));
-    assertThat((Object) decoder.readInbound()).isNull();
+    Object nothing = decoder.readInbound();
+    assertThat(nothing).isNull();
     decoder.finish();
     FrameError error = decoder.readInbound();
     assertThat(error.status()).isEqualTo(Status.MALFORMED_FRAME);

@@ -72,6 +72,13 @@ public final class LeakGate implements LauncherSessionListener, AfterEachCallbac
   private static final class RecordingFactory extends ResourceLeakDetectorFactory {
     @Override
     public <T> ResourceLeakDetector<T> newResourceLeakDetector(
+        Class<T> resource, int samplingInterval) {
+      return new RecordingDetector<>(resource, samplingInterval);
+    }
+
+    @Override
+    @SuppressWarnings("deprecation") // the abstract method every factory must still implement
+    public <T> ResourceLeakDetector<T> newResourceLeakDetector(
         Class<T> resource, int samplingInterval, long maxActive) {
       return new RecordingDetector<>(resource, samplingInterval);
     }

@@ -1,0 +1,458 @@
+package io.braidfs.common.rpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import io.braidfs.common.error.BraidFileNotFoundException;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusException;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.testing.Await;
+import io.braidfs.proto.HelloRequest;
+import io.braidfs.proto.PingRequest;
+import io.braidfs.proto.PingResponse;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** The RPC runtime over real loopback sockets: a real server and client, no fakes. */
+class RpcLoopbackTest {
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
+    }
+    Await.noBraidThreads(Duration.ofSeconds(10));
+  }
+
+  private <T extends AutoCloseable> T closeLater(T c) {
+    closeables.add(c);
+    return c;
+  }
+
+  private RpcServer start(RpcServer.Builder builder) throws IOException {
+    RpcServer server = closeLater(builder.build());
+    server.start();
+    return server;
+  }
+
+  private RpcClient client(RpcOptions options) {
+    RpcClient client =
+        closeLater(
+            RpcClient.builder("test-client")
+                .user("alice")
+                .groups(List.of("staff", "wheel"))
+                .options(options)
+                .build());
+    client.start();
+    return client;
+  }
+
+  private RpcClient client() {
+    return client(RpcOptions.defaults());
+  }
+
+  private static PingRequest ping(String s) {
+    return PingRequest.newBuilder().setEcho(ByteString.copyFromUtf8(s)).build();
+  }
+
+  private static Status statusOf(Throwable t) {
+    Throwable cause = t instanceof ExecutionException ? t.getCause() : t;
+    return ((StatusException) cause).status();
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = Transport.Choice.class,
+      names = {"EPOLL", "NIO"})
+  void pingRoundTripsOnEveryTransport(Transport.Choice transport) throws Exception {
+    RpcOptions options = RpcOptions.defaults().withTransport(transport);
+    RpcServer server = start(RpcServer.builder("srv").options(options));
+    RpcClient client = client(options);
+    try (RpcResponse<PingResponse> r =
+        RpcClient.await(client.call(server.boundAddress(), RpcMethod.PING, ping("hi")))) {
+      assertThat(r.message().getEcho().toStringUtf8()).isEqualTo("hi");
+      assertThat(r.latencyNanos()).isPositive();
+      assertThat(r.serverMicros() * 1000).isLessThanOrEqualTo(r.latencyNanos());
+    }
+  }
+
+  @Test
+  void handlersSeeTheCallerFromHelloAndReportTheirHandlingTime() throws Exception {
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    closeables.add(pool::shutdownNow);
+    Queue<CallerContext> callers = new ConcurrentLinkedQueue<>();
+    RpcServer server =
+        start(
+            RpcServer.builder("srv")
+                .handle(
+                    RpcMethod.PING,
+                    call -> {
+                      callers.add(call.caller());
+                      long until = System.nanoTime() + 3_000_000;
+                      while (System.nanoTime() < until) {
+                        Thread.onSpinWait(); // measurable handling time
+                      }
+                      call.reply(PingResponse.getDefaultInstance());
+                    },
+                    pool));
+    RpcClient client = client();
+    try (RpcResponse<PingResponse> r =
+        RpcClient.await(client.call(server.boundAddress(), RpcMethod.PING, ping("")))) {
+      assertThat(r.serverMicros()).isGreaterThanOrEqualTo(3000);
+    }
+    CallerContext caller = callers.poll();
+    assertThat(caller.user()).isEqualTo("alice");
+    assertThat(caller.groups()).containsExactly("staff", "wheel");
+    assertThat(caller.clientName()).isEqualTo("test-client");
+    assertThat(caller.clientId()).isEqualTo(client.clientId());
+  }
+
+  @Test
+  void sixteenConcurrentCallersEachGetTheirOwnAnswersOutOfOrder() throws Exception {
+    ScheduledExecutorService delays = Executors.newScheduledThreadPool(2);
+    closeables.add(delays::shutdownNow);
+    Random random = new Random(7);
+    RpcServer server =
+        start(
+            RpcServer.builder("srv")
+                .handle(
+                    RpcMethod.PING,
+                    call -> {
+                      PingResponse answer =
+                          PingResponse.newBuilder().setEcho(call.request().getEcho()).build();
+                      delays.schedule(
+                          () -> call.reply(answer), random.nextInt(2000), TimeUnit.MICROSECONDS);
+                    },
+                    null));
+    RpcClient client = client();
+    ExecutorService callers = Executors.newFixedThreadPool(16);
+    closeables.add(callers::shutdownNow);
+    List<Future<Integer>> results = new ArrayList<>();
+    for (int t = 0; t < 16; t++) {
+      int caller = t;
+      results.add(
+          callers.submit(
+              () -> {
+                List<CompletableFuture<RpcResponse<PingResponse>>> calls = new ArrayList<>();
+                for (int i = 0; i < 200; i++) {
+                  calls.add(
+                      client.call(server.boundAddress(), RpcMethod.PING, ping(caller + ":" + i)));
+                }
+                for (int i = 0; i < 200; i++) {
+                  try (RpcResponse<PingResponse> r = RpcClient.await(calls.get(i))) {
+                    assertThat(r.message().getEcho().toStringUtf8()).isEqualTo(caller + ":" + i);
+                  }
+                }
+                return 200;
+              }));
+    }
+    int total = 0;
+    for (Future<Integer> f : results) {
+      total += f.get();
+    }
+    assertThat(total).isEqualTo(3200);
+    assertThat(server.connectionCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aClientDeadlineFailsTheCallWithoutAnAnswer() throws Exception {
+    RpcServer server =
+        start(
+            RpcServer.builder("srv")
+                .handle(
+                    RpcMethod.PING,
+                    call -> {
+                      if (call.request().getEcho().toStringUtf8().equals("ok")) {
+                        call.reply(
+                            PingResponse.newBuilder().setEcho(call.request().getEcho()).build());
+                      } // anything else is never answered
+                    },
+                    null));
+    RpcClient client = client();
+    long start = System.nanoTime();
+    CompletableFuture<RpcResponse<PingResponse>> f =
+        client.call(server.boundAddress(), RpcMethod.PING, ping(""), null, Duration.ofMillis(200));
+    assertThatThrownBy(f::get)
+        .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.DEADLINE_EXCEEDED))
+        .hasMessageContaining("may or may not have been applied");
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(200));
+    // The connection survives a timed-out call.
+    assertThat(
+            client
+                .callSync(server.boundAddress(), RpcMethod.PING, ping("ok"))
+                .getEcho()
+                .toStringUtf8())
+        .isEqualTo("ok");
+  }
+
+  @Test
+  void theServerSkipsWorkWhoseDeadlinePassedInItsQueue() throws Exception {
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    closeables.add(pool::shutdownNow);
+    CountDownLatch gate = new CountDownLatch(1);
+    AtomicInteger handled = new AtomicInteger();
+    RpcServer server =
+        start(
+            RpcServer.builder("srv")
+                .handle(
+                    RpcMethod.PING,
+                    call -> {
+                      handled.incrementAndGet();
+                      if (call.request().getEcho().toStringUtf8().equals("block")) {
+                        gate.await();
+                      }
+                      call.reply(PingResponse.getDefaultInstance());
+                    },
+                    pool));
+    RpcClient client = client();
+    InetSocketAddress address = server.boundAddress();
+    CompletableFuture<RpcResponse<PingResponse>> blocker =
+        client.call(address, RpcMethod.PING, ping("block"), null, Duration.ofSeconds(30));
+    Await.until("the blocking call to start", Duration.ofSeconds(10), () -> handled.get() == 1);
+    CompletableFuture<RpcResponse<PingResponse>> late =
+        client.call(address, RpcMethod.PING, ping("late"), null, Duration.ofMillis(100));
+    assertThatThrownBy(late::get)
+        .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.DEADLINE_EXCEEDED));
+    gate.countDown();
+    RpcClient.await(blocker).close();
+    client.callSync(address, RpcMethod.PING, ping("after"));
+    // "block" and "after" ran; "late" was dropped by the server because its deadline had passed.
+    assertThat(handled.get()).isEqualTo(2);
+  }
+
+  @Test
+  void handlerFailuresBecomeStatusesAndTheConnectionSurvives() throws Exception {
+    RpcServer server =
+        start(
+            RpcServer.builder("srv")
+                .handle(
+                    RpcMethod.PING,
+                    call -> {
+                      switch (call.request().getEcho().toStringUtf8()) {
+                        case "missing" ->
+                            throw StatusExceptions.toIOException(
+                                Status.NOT_FOUND, "getattr /a/b: no such file");
+                        case "bug" -> throw new IllegalStateException("boom");
+                        case "explicit" -> call.fail(Status.NOT_EMPTY, "rmdir /d: not empty");
+                        default -> call.reply(PingResponse.getDefaultInstance());
+                      }
+                    },
+                    null));
+    RpcClient client = client();
+    InetSocketAddress a = server.boundAddress();
+    assertThatThrownBy(() -> client.callSync(a, RpcMethod.PING, ping("missing")))
+        .isInstanceOf(BraidFileNotFoundException.class)
+        .hasMessageContaining("getattr /a/b: no such file");
+    assertThatThrownBy(() -> client.callSync(a, RpcMethod.PING, ping("bug")))
+        .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.INTERNAL))
+        .hasMessageContaining("boom");
+    assertThatThrownBy(() -> client.callSync(a, RpcMethod.PING, ping("explicit")))
+        .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.NOT_EMPTY));
+    assertThatThrownBy(() -> client.callSync(a, RpcMethod.HELLO, HelloRequest.getDefaultInstance()))
+        .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.MALFORMED_FRAME));
+    RpcClient other = client();
+    other.callSync(a, RpcMethod.PING, ping("fine"));
+    assertThat(server.connectionCount())
+        .isEqualTo(1); // the second Hello closed the first client's connection
+  }
+
+  @Test
+  void aMethodThisServerDoesNotServeIsUnsupportedNotFatal() throws Exception {
+    RpcServer server = start(RpcServer.builder("srv"));
+    RpcClient client = client();
+    RpcMethod<?, ?> other =
+        RpcMethod.all().stream()
+            .filter(m -> m != RpcMethod.PING && m != RpcMethod.HELLO)
+            .findFirst()
+            .orElse(null);
+    if (other == null) {
+      return; // only Hello and Ping are registered yet
+    }
+    callUnserved(client, server.boundAddress(), other);
+    client.callSync(server.boundAddress(), RpcMethod.PING, ping("still up"));
+  }
+
+  private static <Q extends com.google.protobuf.Message, R extends com.google.protobuf.Message>
+      void callUnserved(RpcClient client, InetSocketAddress address, RpcMethod<Q, R> method) {
+    assertThatThrownBy(() -> client.callSync(address, method, method.requestPrototype()))
+        .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.UNSUPPORTED))
+        .hasMessageContaining("does not serve");
+  }
+
+  @Test
+  void aConnectionLostMidCallFailsItsPendingCallsPromptly() throws Exception {
+    AtomicInteger received = new AtomicInteger();
+    RpcServer server =
+        start(
+            RpcServer.builder("srv")
+                .handle(RpcMethod.PING, call -> received.incrementAndGet(), null));
+    RpcClient client = client();
+    List<CompletableFuture<RpcResponse<PingResponse>>> calls = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      calls.add(
+          client.call(
+              server.boundAddress(), RpcMethod.PING, ping("" + i), null, Duration.ofMinutes(5)));
+    }
+    Await.until("the server to hold 10 calls", Duration.ofSeconds(10), () -> received.get() == 10);
+    long start = System.nanoTime();
+    server.close();
+    for (CompletableFuture<RpcResponse<PingResponse>> f : calls) {
+      assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS))
+          .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.UNAVAILABLE));
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void aLostConnectionIsReplacedOnTheNextCall() throws Exception {
+    RpcServer server = start(RpcServer.builder("srv"));
+    RpcClient client = client();
+    InetSocketAddress a = server.boundAddress();
+    client.callSync(a, RpcMethod.PING, ping(""));
+    RpcConnection first = client.connection(a);
+    assertThat(client.connection(a)).isSameAs(first);
+    first.close("test closes it");
+    Await.until("the connection to close", Duration.ofSeconds(5), () -> !first.isOpen());
+    client.callSync(a, RpcMethod.PING, ping(""));
+    assertThat(client.connection(a)).isNotSameAs(first);
+  }
+
+  @Test
+  void aRefusedConnectionFailsTheCallAsUnavailable() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    RpcClient client = client();
+    assertThatThrownBy(
+            () ->
+                client.callSync(new InetSocketAddress("127.0.0.1", port), RpcMethod.PING, ping("")))
+        .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.UNAVAILABLE))
+        .hasMessageContaining("cannot connect");
+  }
+
+  @Test
+  void payloadsTravelBothWaysAsRawBytes() throws Exception {
+    RpcServer server =
+        start(
+            RpcServer.builder("srv")
+                .handle(
+                    RpcMethod.PING,
+                    call -> call.reply(PingResponse.getDefaultInstance(), call.takePayload()),
+                    null));
+    RpcClient client = client();
+    byte[] data = new byte[4 << 20];
+    new Random(1).nextBytes(data);
+    ByteBuf payload = PooledByteBufAllocator.DEFAULT.directBuffer(data.length).writeBytes(data);
+    try (RpcResponse<PingResponse> r =
+        RpcClient.await(
+            client.call(
+                server.boundAddress(),
+                RpcMethod.PING,
+                ping(""),
+                payload,
+                Duration.ofSeconds(30)))) {
+      assertThat(ByteBufUtil.getBytes(r.payload())).isEqualTo(data);
+    }
+  }
+
+  @Test
+  void outstandingCallsAreBoundedAndExtraCallersWaitThenGiveUp() throws Exception {
+    Queue<ServerCall<PingRequest, PingResponse>> held = new ConcurrentLinkedQueue<>();
+    RpcServer server = start(RpcServer.builder("srv").handle(RpcMethod.PING, held::add, null));
+    RpcClient client = client(RpcOptions.defaults().withMaxOutstanding(8));
+    InetSocketAddress a = server.boundAddress();
+    List<CompletableFuture<RpcResponse<PingResponse>>> calls = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      ByteBuf payload = PooledByteBufAllocator.DEFAULT.directBuffer(65536).writeZero(65536);
+      calls.add(client.call(a, RpcMethod.PING, ping(""), payload, Duration.ofSeconds(30)));
+    }
+    Await.until("8 calls at the server", Duration.ofSeconds(10), () -> held.size() == 8);
+    // A ninth caller waits for a slot, and gives up at its deadline without sending anything.
+    ByteBuf extra = PooledByteBufAllocator.DEFAULT.directBuffer(65536).writeZero(65536);
+    long start = System.nanoTime();
+    CompletableFuture<RpcResponse<PingResponse>> ninth =
+        client.call(a, RpcMethod.PING, ping(""), extra, Duration.ofMillis(300));
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(300));
+    assertThatThrownBy(ninth::get)
+        .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.DEADLINE_EXCEEDED))
+        .hasMessageContaining("slots stayed busy");
+    assertThat(extra.refCnt()).isZero(); // the unsent payload was released, not queued
+    assertThat(client.connection(a).outstanding()).isEqualTo(8);
+    assertThat(held).hasSize(8);
+    // Answering frees the slots.
+    held.forEach(c -> c.reply(PingResponse.getDefaultInstance()));
+    for (CompletableFuture<RpcResponse<PingResponse>> f : calls) {
+      RpcClient.await(f).close();
+    }
+    Await.until(
+        "slots to be free", Duration.ofSeconds(5), () -> client.connection(a).outstanding() == 0);
+  }
+
+  @Test
+  void theServerHandsAtMostMaxInflightRequestsOfAConnectionToHandlers() throws Exception {
+    Queue<ServerCall<PingRequest, PingResponse>> held = new ConcurrentLinkedQueue<>();
+    AtomicInteger inHandlers = new AtomicInteger();
+    AtomicInteger maxInHandlers = new AtomicInteger();
+    RpcOptions serverOptions = RpcOptions.defaults().withServerMaxInflight(4);
+    RpcServer server =
+        start(
+            RpcServer.builder("srv")
+                .options(serverOptions)
+                .handle(
+                    RpcMethod.PING,
+                    call -> {
+                      maxInHandlers.accumulateAndGet(inHandlers.incrementAndGet(), Math::max);
+                      held.add(call);
+                    },
+                    null));
+    RpcClient client = client();
+    InetSocketAddress a = server.boundAddress();
+    List<CompletableFuture<RpcResponse<PingResponse>>> calls = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      calls.add(client.call(a, RpcMethod.PING, ping("" + i), null, Duration.ofSeconds(60)));
+    }
+    int answered = 0;
+    while (answered < 100) {
+      Await.until("a request to reach a handler", Duration.ofSeconds(10), () -> !held.isEmpty());
+      ServerCall<PingRequest, PingResponse> call = held.poll();
+      inHandlers.decrementAndGet();
+      call.reply(PingResponse.newBuilder().setEcho(call.request().getEcho()).build());
+      answered++;
+    }
+    for (int i = 0; i < 100; i++) {
+      try (RpcResponse<PingResponse> r = RpcClient.await(calls.get(i))) {
+        assertThat(r.message().getEcho().toStringUtf8()).isEqualTo("" + i);
+      }
+    }
+    assertThat(maxInHandlers.get()).isEqualTo(4);
+  }
+}
