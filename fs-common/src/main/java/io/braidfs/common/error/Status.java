@@ -11,16 +11,27 @@ package io.braidfs.common.error;
  * <p>Thread-safety: immutable.
  */
 public enum Status {
+  /** Success; the only status that is not an error. */
   OK(0, false, 0),
+  /** The path, or a component of it, does not exist. */
   NOT_FOUND(1, false, Errno.ENOENT),
+  /** The target of an exclusive create, a mkdir or a rename already exists. */
   ALREADY_EXISTS(2, false, Errno.EEXIST),
+  /** A path component that must be a directory is not one. */
   NOT_DIRECTORY(3, false, Errno.ENOTDIR),
+  /** The operation needs a file, but the path is a directory. */
   IS_DIRECTORY(4, false, Errno.EISDIR),
+  /** A non-recursive delete, or a rename onto a directory, found it not empty. */
   NOT_EMPTY(5, false, Errno.ENOTEMPTY),
+  /** The permission check failed for the caller. */
   PERMISSION_DENIED(6, false, Errno.EACCES),
+  /** An argument is malformed or inconsistent; the message says which. */
   INVALID_ARGUMENT(7, false, Errno.EINVAL),
+  /** A path component is over 255 bytes, or the path over 4096. */
   NAME_TOO_LONG(8, false, Errno.ENAMETOOLONG),
+  /** The cluster, or the dataservers chosen for the data, are out of space. */
   NO_SPACE(9, false, Errno.ENOSPC),
+  /** A namespace or space quota on a directory would be exceeded. */
   QUOTA_EXCEEDED(10, false, Errno.EDQUOT),
   /** This MDS is not the leader; the error carries a leader hint. */
   NOT_LEADER(11, true, Errno.EIO),
@@ -30,17 +41,23 @@ public enum Status {
   BUSY(13, true, Errno.EAGAIN),
   /** The call's deadline passed; it may or may not have been applied. */
   DEADLINE_EXCEEDED(14, true, Errno.ETIMEDOUT),
+  /** The file behind the handle was deleted or replaced; reopen by path. */
   STALE_HANDLE(15, false, Errno.ESTALE),
+  /** The caller's write lease lapsed; the file must be reopened for writing. */
   LEASE_EXPIRED(16, false, Errno.ESTALE),
   /** Another client holds the write lease on this file. */
   LEASE_CONFLICT(17, false, Errno.EBUSY),
   /** A chunk replica is older than the version the caller expects. */
   STALE_VERSION(18, false, Errno.ESTALE),
+  /** An offset or length lies outside the file or chunk. */
   OUT_OF_RANGE(19, false, Errno.EINVAL),
+  /** Data did not match its checksum; the replica or the transfer is corrupt. */
   CHECKSUM_MISMATCH(20, false, Errno.EIO),
   /** The capability token is missing, forged, expired or out of scope. */
   INVALID_TOKEN(21, false, Errno.EACCES),
+  /** Too many symbolic links were followed while resolving the path. */
   TOO_MANY_LINKS(22, false, Errno.ELOOP),
+  /** The server does not support this operation or option. */
   UNSUPPORTED(23, false, Errno.ENOSYS),
   /** The frame could not be decoded; the connection is closed after this reply. */
   MALFORMED_FRAME(24, false, Errno.EIO),
@@ -52,7 +69,9 @@ public enum Status {
   UNSUPPORTED_VERSION(27, false, Errno.EIO),
   /** A request arrived before the connection's hello. */
   NOT_AUTHENTICATED(28, false, Errno.EACCES),
+  /** The call was cancelled by the caller before it completed. */
   CANCELLED(29, false, Errno.EINTR),
+  /** An unexpected failure on the server, logged there once with the call id. */
   INTERNAL(30, false, Errno.EIO);
 
   private static final Status[] BY_CODE;
@@ -99,6 +118,7 @@ public enum Status {
     return errno;
   }
 
+  /** Whether this is {@link #OK}. */
   public boolean isOk() {
     return this == OK;
   }

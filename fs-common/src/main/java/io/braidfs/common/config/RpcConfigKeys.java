@@ -1,0 +1,156 @@
+package io.braidfs.common.config;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The configuration keys of the RPC runtime (component {@code rpc}), shared by every client and
+ * server: the transport, frame limits, client call limits and server connection limits. Each
+ * constant holds its name, default and description side by side; read them with {@link
+ * BraidConfig#get(ConfigKey)}. Registered for {@link java.util.ServiceLoader} in {@code
+ * META-INF/services}, and listed in {@code docs/configuration.md}.
+ *
+ * <p>Thread-safety: immutable.
+ */
+public final class RpcConfigKeys implements ConfigKeySet {
+  /**
+   * The Netty transport an RPC endpoint uses.
+   *
+   * <p>Thread-safety: immutable.
+   */
+  public enum Transport {
+    /** Epoll when the native library loads on this machine, otherwise NIO. */
+    AUTO,
+    /** Linux epoll; fails to start if the native library cannot be loaded. */
+    EPOLL,
+    /** The JDK's NIO selector; works everywhere. */
+    NIO
+  }
+
+  public static final ConfigKey<Transport> TRANSPORT =
+      ConfigKey.enumKey(
+          "braid.rpc.transport",
+          Transport.AUTO,
+          "Netty transport: AUTO uses epoll when the native library loads, else NIO.");
+
+  public static final ConfigKey<DataSize> FRAME_MAX_MESSAGE =
+      ConfigKey.dataSize(
+          "braid.rpc.frame.max-message",
+          DataSize.ofMiB(4),
+          DataSize.ofKiB(1),
+          DataSize.ofMiB(256),
+          "Largest protobuf message accepted in one frame; a larger frame closes the connection.");
+
+  public static final ConfigKey<DataSize> FRAME_MAX_PAYLOAD =
+      ConfigKey.dataSize(
+          "braid.rpc.frame.max-payload",
+          DataSize.ofMiB(16),
+          DataSize.ofKiB(4),
+          DataSize.ofGiB(1),
+          "Largest raw data payload accepted in one frame; a larger frame closes the connection.");
+
+  public static final ConfigKey<Duration> CLIENT_CALL_TIMEOUT =
+      ConfigKey.duration(
+          "braid.rpc.client.call-timeout",
+          Duration.ofSeconds(30),
+          Duration.ofMillis(1),
+          Duration.ofDays(1),
+          "Deadline of one call, retries included; the call may have been applied when it fails.");
+
+  public static final ConfigKey<Duration> CLIENT_CONNECT_TIMEOUT =
+      ConfigKey.duration(
+          "braid.rpc.client.connect-timeout",
+          Duration.ofSeconds(10),
+          Duration.ofMillis(1),
+          Duration.ofHours(1),
+          "Time allowed to open a TCP connection and complete the hello.");
+
+  public static final ConfigKey<Integer> CLIENT_MAX_OUTSTANDING =
+      ConfigKey.integer(
+          "braid.rpc.client.max-outstanding",
+          1024,
+          1,
+          65536,
+          "Calls in flight per connection before further callers wait.");
+
+  public static final ConfigKey<Integer> CLIENT_IO_THREADS =
+      ConfigKey.integer(
+          "braid.rpc.client.io-threads",
+          0,
+          0,
+          1024,
+          "Client event-loop threads; 0 means min(available processors, 4).");
+
+  public static final ConfigKey<Integer> SERVER_IO_THREADS =
+      ConfigKey.integer(
+          "braid.rpc.server.io-threads",
+          0,
+          0,
+          1024,
+          "Server event-loop threads; 0 means the number of available processors.");
+
+  public static final ConfigKey<Integer> SERVER_MAX_INFLIGHT =
+      ConfigKey.integer(
+          "braid.rpc.server.max-inflight",
+          256,
+          1,
+          65536,
+          "Requests being handled per connection before the server stops reading from it.");
+
+  public static final ConfigKey<Duration> SERVER_SHUTDOWN_GRACE =
+      ConfigKey.duration(
+          "braid.rpc.server.shutdown-grace",
+          Duration.ofSeconds(2),
+          Duration.ZERO,
+          Duration.ofMinutes(10),
+          "Time a closing server waits for in-flight requests before closing connections.");
+
+  private static final List<ConfigKey<?>> KEYS =
+      List.of(
+          TRANSPORT,
+          FRAME_MAX_MESSAGE,
+          FRAME_MAX_PAYLOAD,
+          CLIENT_CALL_TIMEOUT,
+          CLIENT_CONNECT_TIMEOUT,
+          CLIENT_MAX_OUTSTANDING,
+          CLIENT_IO_THREADS,
+          SERVER_IO_THREADS,
+          SERVER_MAX_INFLIGHT,
+          SERVER_SHUTDOWN_GRACE);
+
+  /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
+  public RpcConfigKeys() {}
+
+  /** Always {@code rpc}. */
+  @Override
+  public String component() {
+    return "rpc";
+  }
+
+  @Override
+  public List<ConfigKey<?>> keys() {
+    return KEYS;
+  }
+
+  /**
+   * The number of client event-loop threads: {@link #CLIENT_IO_THREADS}, or when that is 0,
+   * min(available processors, 4).
+   */
+  public static int clientIoThreads(BraidConfig config) {
+    int configured = config.get(CLIENT_IO_THREADS);
+    return configured > 0 ? configured : Math.min(availableProcessors(), 4);
+  }
+
+  /**
+   * The number of server event-loop threads: {@link #SERVER_IO_THREADS}, or when that is 0, the
+   * number of available processors.
+   */
+  public static int serverIoThreads(BraidConfig config) {
+    int configured = config.get(SERVER_IO_THREADS);
+    return configured > 0 ? configured : availableProcessors();
+  }
+
+  private static int availableProcessors() {
+    return Runtime.getRuntime().availableProcessors();
+  }
+}
