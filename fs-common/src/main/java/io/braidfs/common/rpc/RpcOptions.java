@@ -1,5 +1,6 @@
 package io.braidfs.common.rpc;
 
+import io.braidfs.common.config.BraidConfig;
 import java.time.Duration;
 
 /**
@@ -43,17 +44,22 @@ public record RpcOptions(
 
   /** The defaults of the {@code braid.rpc.*} keys. */
   public static RpcOptions defaults() {
+    return from(BraidConfig.defaults());
+  }
+
+  /** The options set by the {@code braid.rpc.*} keys of {@code config}. */
+  public static RpcOptions from(BraidConfig config) {
     return new RpcOptions(
-        Transport.Choice.AUTO,
-        4 << 20,
-        16 << 20,
-        Duration.ofSeconds(30),
-        Duration.ofSeconds(10),
-        1024,
-        0,
-        0,
-        256,
-        Duration.ofSeconds(2));
+        config.get(RpcConfigKeys.TRANSPORT),
+        Math.toIntExact(config.get(RpcConfigKeys.FRAME_MAX_MESSAGE).toBytes()),
+        Math.toIntExact(config.get(RpcConfigKeys.FRAME_MAX_PAYLOAD).toBytes()),
+        config.get(RpcConfigKeys.CLIENT_CALL_TIMEOUT),
+        config.get(RpcConfigKeys.CLIENT_CONNECT_TIMEOUT),
+        config.get(RpcConfigKeys.CLIENT_MAX_OUTSTANDING),
+        config.get(RpcConfigKeys.CLIENT_IO_THREADS),
+        config.get(RpcConfigKeys.SERVER_IO_THREADS),
+        config.get(RpcConfigKeys.SERVER_MAX_INFLIGHT),
+        config.get(RpcConfigKeys.SERVER_SHUTDOWN_GRACE));
   }
 
   private static void positive(String name, int value) {
@@ -62,13 +68,13 @@ public record RpcOptions(
     }
   }
 
-  int effectiveClientIoThreads() {
+  public int effectiveClientIoThreads() {
     return clientIoThreads > 0
         ? clientIoThreads
         : Math.min(Runtime.getRuntime().availableProcessors(), 4);
   }
 
-  int effectiveServerIoThreads() {
+  public int effectiveServerIoThreads() {
     return serverIoThreads > 0 ? serverIoThreads : Runtime.getRuntime().availableProcessors();
   }
 

@@ -3,6 +3,7 @@ package io.braidfs.common.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.braidfs.common.rpc.RpcConfigKeys;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -2,6 +2,7 @@ package io.braidfs.common.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.braidfs.common.rpc.RpcConfigKeys;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

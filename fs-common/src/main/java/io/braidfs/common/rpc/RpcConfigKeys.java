@@ -1,36 +1,25 @@
-package io.braidfs.common.config;
+package io.braidfs.common.rpc;
 
+import io.braidfs.common.config.ConfigKey;
+import io.braidfs.common.config.ConfigKeySet;
+import io.braidfs.common.config.DataSize;
 import java.time.Duration;
 import java.util.List;
 
 /**
  * The configuration keys of the RPC runtime (component {@code rpc}), shared by every client and
  * server: the transport, frame limits, client call limits and server connection limits. Each
- * constant holds its name, default and description side by side; read them with {@link
- * BraidConfig#get(ConfigKey)}. Registered for {@link java.util.ServiceLoader} in {@code
- * META-INF/services}, and listed in {@code docs/configuration.md}.
+ * constant holds its name, default and description side by side; {@link RpcOptions#from} reads
+ * them. Registered for {@link java.util.ServiceLoader} in {@code META-INF/services}, and listed in
+ * {@code docs/configuration.md}.
  *
  * <p>Thread-safety: immutable.
  */
 public final class RpcConfigKeys implements ConfigKeySet {
-  /**
-   * The Netty transport an RPC endpoint uses.
-   *
-   * <p>Thread-safety: immutable.
-   */
-  public enum Transport {
-    /** Epoll when the native library loads on this machine, otherwise NIO. */
-    AUTO,
-    /** Linux epoll; fails to start if the native library cannot be loaded. */
-    EPOLL,
-    /** The JDK's NIO selector; works everywhere. */
-    NIO
-  }
-
-  public static final ConfigKey<Transport> TRANSPORT =
+  public static final ConfigKey<Transport.Choice> TRANSPORT =
       ConfigKey.enumKey(
           "braid.rpc.transport",
-          Transport.AUTO,
+          Transport.Choice.AUTO,
           "Netty transport: AUTO uses epoll when the native library loads, else NIO.");
 
   public static final ConfigKey<DataSize> FRAME_MAX_MESSAGE =
@@ -130,27 +119,5 @@ public final class RpcConfigKeys implements ConfigKeySet {
   @Override
   public List<ConfigKey<?>> keys() {
     return KEYS;
-  }
-
-  /**
-   * The number of client event-loop threads: {@link #CLIENT_IO_THREADS}, or when that is 0,
-   * min(available processors, 4).
-   */
-  public static int clientIoThreads(BraidConfig config) {
-    int configured = config.get(CLIENT_IO_THREADS);
-    return configured > 0 ? configured : Math.min(availableProcessors(), 4);
-  }
-
-  /**
-   * The number of server event-loop threads: {@link #SERVER_IO_THREADS}, or when that is 0, the
-   * number of available processors.
-   */
-  public static int serverIoThreads(BraidConfig config) {
-    int configured = config.get(SERVER_IO_THREADS);
-    return configured > 0 ? configured : availableProcessors();
-  }
-
-  private static int availableProcessors() {
-    return Runtime.getRuntime().availableProcessors();
   }
 }

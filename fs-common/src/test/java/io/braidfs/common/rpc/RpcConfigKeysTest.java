@@ -1,7 +1,11 @@
-package io.braidfs.common.config;
+package io.braidfs.common.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.config.ConfigKey;
+import io.braidfs.common.config.ConfigKeySet;
+import io.braidfs.common.config.DataSize;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -32,7 +36,7 @@ class RpcConfigKeysTest {
 
   @Test
   void defaults() {
-    assertThat(RpcConfigKeys.TRANSPORT.defaultValue()).isEqualTo(RpcConfigKeys.Transport.AUTO);
+    assertThat(RpcConfigKeys.TRANSPORT.defaultValue()).isEqualTo(Transport.Choice.AUTO);
     assertThat(RpcConfigKeys.FRAME_MAX_MESSAGE.defaultValue()).isEqualTo(DataSize.ofMiB(4));
     assertThat(RpcConfigKeys.FRAME_MAX_PAYLOAD.defaultValue()).isEqualTo(DataSize.ofMiB(16));
     assertThat(RpcConfigKeys.CLIENT_CALL_TIMEOUT.defaultValue()).isEqualTo(Duration.ofSeconds(30));
@@ -46,23 +50,31 @@ class RpcConfigKeysTest {
   }
 
   @Test
-  void zeroIoThreadsMeansDerivedFromProcessors() {
+  void optionsAreReadFromTheKeysAndZeroIoThreadsIsDerived() {
     int processors = Runtime.getRuntime().availableProcessors();
-    BraidConfig defaults = BraidConfig.defaults();
-    BraidConfig explicit =
-        BraidConfig.fromMap(
-            Map.of("braid.rpc.client.io-threads", "3", "braid.rpc.server.io-threads", "5"));
+    RpcOptions defaults = RpcOptions.from(BraidConfig.defaults());
+    RpcOptions explicit =
+        RpcOptions.from(
+            BraidConfig.fromMap(
+                Map.of(
+                    "braid.rpc.client.io-threads", "3",
+                    "braid.rpc.server.io-threads", "5",
+                    "braid.rpc.frame.max-payload", "1MiB",
+                    "braid.rpc.client.call-timeout", "250ms")));
 
-    assertThat(RpcConfigKeys.clientIoThreads(defaults)).isEqualTo(Math.min(processors, 4));
-    assertThat(RpcConfigKeys.serverIoThreads(defaults)).isEqualTo(processors);
-    assertThat(RpcConfigKeys.clientIoThreads(explicit)).isEqualTo(3);
-    assertThat(RpcConfigKeys.serverIoThreads(explicit)).isEqualTo(5);
+    assertThat(defaults).isEqualTo(RpcOptions.defaults());
+    assertThat(defaults.effectiveClientIoThreads()).isEqualTo(Math.min(processors, 4));
+    assertThat(defaults.effectiveServerIoThreads()).isEqualTo(processors);
+    assertThat(explicit.effectiveClientIoThreads()).isEqualTo(3);
+    assertThat(explicit.effectiveServerIoThreads()).isEqualTo(5);
+    assertThat(explicit.maxPayloadBytes()).isEqualTo(1 << 20);
+    assertThat(explicit.callTimeout()).isEqualTo(Duration.ofMillis(250));
   }
 
   @Test
   void transportIsCaseInsensitive() {
     BraidConfig config = BraidConfig.fromMap(Map.of("braid.rpc.transport", "nio"));
 
-    assertThat(config.get(RpcConfigKeys.TRANSPORT)).isEqualTo(RpcConfigKeys.Transport.NIO);
+    assertThat(config.get(RpcConfigKeys.TRANSPORT)).isEqualTo(Transport.Choice.NIO);
   }
 }
