@@ -61,7 +61,8 @@ final class PendingCall<Q extends Message, R extends Message> {
     try {
       status = Status.fromCode(frame.statusCode());
     } catch (IllegalArgumentException e) {
-      fail(Status.MALFORMED_FRAME, method + " to " + peer + ": " + e.getMessage());
+      // A newer server may know statuses this client does not (docs/protocol.md).
+      fail(Status.INTERNAL, method + " to " + peer + " answered with " + e.getMessage());
       return;
     }
     try {

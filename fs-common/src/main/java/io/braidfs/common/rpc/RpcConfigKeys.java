@@ -54,6 +54,15 @@ public final class RpcConfigKeys implements ConfigKeySet {
           Duration.ofHours(1),
           "Time allowed to open a TCP connection and complete the hello.");
 
+  public static final ConfigKey<Duration> CLIENT_SPIN_WAIT =
+      ConfigKey.duration(
+          "braid.rpc.client.spin-wait",
+          Duration.ofNanos(100_000),
+          Duration.ZERO,
+          Duration.ofMillis(10),
+          "How long a caller blocked on an answer spins before it parks; waking a parked thread"
+              + " costs ~25 us on a virtual machine (docs/benchmarks.md), 0 disables spinning.");
+
   public static final ConfigKey<Integer> CLIENT_MAX_OUTSTANDING =
       ConfigKey.integer(
           "braid.rpc.client.max-outstanding",
@@ -101,6 +110,7 @@ public final class RpcConfigKeys implements ConfigKeySet {
           FRAME_MAX_PAYLOAD,
           CLIENT_CALL_TIMEOUT,
           CLIENT_CONNECT_TIMEOUT,
+          CLIENT_SPIN_WAIT,
           CLIENT_MAX_OUTSTANDING,
           CLIENT_IO_THREADS,
           SERVER_IO_THREADS,

@@ -11,6 +11,7 @@ import java.time.Duration;
  * @param maxPayloadBytes the largest raw payload in one frame
  * @param callTimeout the default deadline of a client call
  * @param connectTimeout how long a client waits for a connection
+ * @param spinWait how long a caller waiting for an answer spins before parking
  * @param maxOutstanding per connection, the calls in flight before further callers wait
  * @param clientIoThreads client event loops; 0 means min(processors, 4)
  * @param serverIoThreads server event loops; 0 means the number of processors
@@ -23,6 +24,7 @@ public record RpcOptions(
     int maxPayloadBytes,
     Duration callTimeout,
     Duration connectTimeout,
+    Duration spinWait,
     int maxOutstanding,
     int clientIoThreads,
     int serverIoThreads,
@@ -37,7 +39,10 @@ public record RpcOptions(
     if (clientIoThreads < 0 || serverIoThreads < 0) {
       throw new IllegalArgumentException("io threads must be >= 0");
     }
-    if (callTimeout.isNegative() || callTimeout.isZero() || connectTimeout.isNegative()) {
+    if (callTimeout.isNegative()
+        || callTimeout.isZero()
+        || connectTimeout.isNegative()
+        || spinWait.isNegative()) {
       throw new IllegalArgumentException("timeouts must be positive");
     }
   }
@@ -55,6 +60,7 @@ public record RpcOptions(
         Math.toIntExact(config.get(RpcConfigKeys.FRAME_MAX_PAYLOAD).toBytes()),
         config.get(RpcConfigKeys.CLIENT_CALL_TIMEOUT),
         config.get(RpcConfigKeys.CLIENT_CONNECT_TIMEOUT),
+        config.get(RpcConfigKeys.CLIENT_SPIN_WAIT),
         config.get(RpcConfigKeys.CLIENT_MAX_OUTSTANDING),
         config.get(RpcConfigKeys.CLIENT_IO_THREADS),
         config.get(RpcConfigKeys.SERVER_IO_THREADS),
@@ -76,75 +82,5 @@ public record RpcOptions(
 
   public int effectiveServerIoThreads() {
     return serverIoThreads > 0 ? serverIoThreads : Runtime.getRuntime().availableProcessors();
-  }
-
-  public RpcOptions withCallTimeout(Duration timeout) {
-    return new RpcOptions(
-        transport,
-        maxMessageBytes,
-        maxPayloadBytes,
-        timeout,
-        connectTimeout,
-        maxOutstanding,
-        clientIoThreads,
-        serverIoThreads,
-        serverMaxInflight,
-        shutdownGrace);
-  }
-
-  public RpcOptions withMaxOutstanding(int outstanding) {
-    return new RpcOptions(
-        transport,
-        maxMessageBytes,
-        maxPayloadBytes,
-        callTimeout,
-        connectTimeout,
-        outstanding,
-        clientIoThreads,
-        serverIoThreads,
-        serverMaxInflight,
-        shutdownGrace);
-  }
-
-  public RpcOptions withServerMaxInflight(int inflight) {
-    return new RpcOptions(
-        transport,
-        maxMessageBytes,
-        maxPayloadBytes,
-        callTimeout,
-        connectTimeout,
-        maxOutstanding,
-        clientIoThreads,
-        serverIoThreads,
-        inflight,
-        shutdownGrace);
-  }
-
-  public RpcOptions withTransport(Transport.Choice choice) {
-    return new RpcOptions(
-        choice,
-        maxMessageBytes,
-        maxPayloadBytes,
-        callTimeout,
-        connectTimeout,
-        maxOutstanding,
-        clientIoThreads,
-        serverIoThreads,
-        serverMaxInflight,
-        shutdownGrace);
-  }
-
-  public RpcOptions withMaxPayloadBytes(int bytes) {
-    return new RpcOptions(
-        transport,
-        maxMessageBytes,
-        bytes,
-        callTimeout,
-        connectTimeout,
-        maxOutstanding,
-        clientIoThreads,
-        serverIoThreads,
-        serverMaxInflight,
-        shutdownGrace);
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
+import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.BraidFileNotFoundException;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusException;
@@ -91,11 +92,12 @@ class RpcLoopbackTest {
       value = Transport.Choice.class,
       names = {"EPOLL", "NIO"})
   void pingRoundTripsOnEveryTransport(Transport.Choice transport) throws Exception {
-    RpcOptions options = RpcOptions.defaults().withTransport(transport);
+    RpcOptions options =
+        RpcOptions.from(BraidConfig.builder().set(RpcConfigKeys.TRANSPORT, transport).build());
     RpcServer server = start(RpcServer.builder("srv").options(options));
     RpcClient client = client(options);
     try (RpcResponse<PingResponse> r =
-        RpcClient.await(client.call(server.boundAddress(), RpcMethod.PING, ping("hi")))) {
+        client.await(client.call(server.boundAddress(), RpcMethod.PING, ping("hi")))) {
       assertThat(r.message().getEcho().toStringUtf8()).isEqualTo("hi");
       assertThat(r.latencyNanos()).isPositive();
       assertThat(r.serverMicros() * 1000).isLessThanOrEqualTo(r.latencyNanos());
@@ -123,7 +125,7 @@ class RpcLoopbackTest {
                     pool));
     RpcClient client = client();
     try (RpcResponse<PingResponse> r =
-        RpcClient.await(client.call(server.boundAddress(), RpcMethod.PING, ping("")))) {
+        client.await(client.call(server.boundAddress(), RpcMethod.PING, ping("")))) {
       assertThat(r.serverMicros()).isGreaterThanOrEqualTo(3000);
     }
     CallerContext caller = callers.poll();
@@ -165,7 +167,7 @@ class RpcLoopbackTest {
                       client.call(server.boundAddress(), RpcMethod.PING, ping(caller + ":" + i)));
                 }
                 for (int i = 0; i < 200; i++) {
-                  try (RpcResponse<PingResponse> r = RpcClient.await(calls.get(i))) {
+                  try (RpcResponse<PingResponse> r = client.await(calls.get(i))) {
                     assertThat(r.message().getEcho().toStringUtf8()).isEqualTo(caller + ":" + i);
                   }
                 }
@@ -241,7 +243,7 @@ class RpcLoopbackTest {
     assertThatThrownBy(late::get)
         .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.DEADLINE_EXCEEDED));
     gate.countDown();
-    RpcClient.await(blocker).close();
+    client.await(blocker).close();
     client.callSync(address, RpcMethod.PING, ping("after"));
     // "block" and "after" ran; "late" was dropped by the server because its deadline had passed.
     assertThat(handled.get()).isEqualTo(2);
@@ -372,7 +374,7 @@ class RpcLoopbackTest {
     new Random(1).nextBytes(data);
     ByteBuf payload = PooledByteBufAllocator.DEFAULT.directBuffer(data.length).writeBytes(data);
     try (RpcResponse<PingResponse> r =
-        RpcClient.await(
+        client.await(
             client.call(
                 server.boundAddress(),
                 RpcMethod.PING,
@@ -387,7 +389,10 @@ class RpcLoopbackTest {
   void outstandingCallsAreBoundedAndExtraCallersWaitThenGiveUp() throws Exception {
     Queue<ServerCall<PingRequest, PingResponse>> held = new ConcurrentLinkedQueue<>();
     RpcServer server = start(RpcServer.builder("srv").handle(RpcMethod.PING, held::add, null));
-    RpcClient client = client(RpcOptions.defaults().withMaxOutstanding(8));
+    RpcClient client =
+        client(
+            RpcOptions.from(
+                BraidConfig.builder().set(RpcConfigKeys.CLIENT_MAX_OUTSTANDING, 8).build()));
     InetSocketAddress a = server.boundAddress();
     List<CompletableFuture<RpcResponse<PingResponse>>> calls = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
@@ -411,7 +416,7 @@ class RpcLoopbackTest {
     // Answering frees the slots.
     held.forEach(c -> c.reply(PingResponse.getDefaultInstance()));
     for (CompletableFuture<RpcResponse<PingResponse>> f : calls) {
-      RpcClient.await(f).close();
+      client.await(f).close();
     }
     Await.until(
         "slots to be free", Duration.ofSeconds(5), () -> client.connection(a).outstanding() == 0);
@@ -422,7 +427,8 @@ class RpcLoopbackTest {
     Queue<ServerCall<PingRequest, PingResponse>> held = new ConcurrentLinkedQueue<>();
     AtomicInteger inHandlers = new AtomicInteger();
     AtomicInteger maxInHandlers = new AtomicInteger();
-    RpcOptions serverOptions = RpcOptions.defaults().withServerMaxInflight(4);
+    RpcOptions serverOptions =
+        RpcOptions.from(BraidConfig.builder().set(RpcConfigKeys.SERVER_MAX_INFLIGHT, 4).build());
     RpcServer server =
         start(
             RpcServer.builder("srv")
@@ -449,7 +455,7 @@ class RpcLoopbackTest {
       answered++;
     }
     for (int i = 0; i < 100; i++) {
-      try (RpcResponse<PingResponse> r = RpcClient.await(calls.get(i))) {
+      try (RpcResponse<PingResponse> r = client.await(calls.get(i))) {
         assertThat(r.message().getEcho().toStringUtf8()).isEqualTo("" + i);
       }
     }

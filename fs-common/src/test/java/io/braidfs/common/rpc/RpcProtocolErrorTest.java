@@ -3,6 +3,8 @@ package io.braidfs.common.rpc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.config.DataSize;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.testing.Await;
 import io.braidfs.common.testing.RawFrames;
@@ -33,7 +35,11 @@ class RpcProtocolErrorTest {
   void start() throws IOException {
     server =
         RpcServer.builder("srv")
-            .options(RpcOptions.defaults().withMaxPayloadBytes(MAX_PAYLOAD))
+            .options(
+                RpcOptions.from(
+                    BraidConfig.builder()
+                        .set(RpcConfigKeys.FRAME_MAX_PAYLOAD, DataSize.ofBytes(MAX_PAYLOAD))
+                        .build()))
             .build();
     server.start();
     goodClient = RpcClient.builder("good").build();

@@ -1,7 +1,9 @@
 package io.braidfs.bench.rpc;
 
 import io.braidfs.bench.AbstractBenchmark;
+import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.rpc.RpcClient;
+import io.braidfs.common.rpc.RpcConfigKeys;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcResponse;
@@ -11,7 +13,6 @@ import io.braidfs.proto.PingRequest;
 import io.braidfs.proto.PingResponse;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -55,19 +56,13 @@ public class RpcBenchmark extends AbstractBenchmark {
 
   @Setup(Level.Trial)
   public void start() throws IOException {
-    RpcOptions options = RpcOptions.defaults().withTransport(transport);
-    options =
-        new RpcOptions(
-            options.transport(),
-            options.maxMessageBytes(),
-            options.maxPayloadBytes(),
-            options.callTimeout(),
-            options.connectTimeout(),
-            options.maxOutstanding(),
-            1,
-            1,
-            options.serverMaxInflight(),
-            Duration.ofSeconds(1));
+    RpcOptions options =
+        RpcOptions.from(
+            BraidConfig.builder()
+                .set(RpcConfigKeys.TRANSPORT, transport)
+                .set(RpcConfigKeys.CLIENT_IO_THREADS, 1)
+                .set(RpcConfigKeys.SERVER_IO_THREADS, 1)
+                .build());
     server = RpcServer.builder("bench-server").options(options).build();
     server.start();
     client = RpcClient.builder("bench-client").options(options).build();
