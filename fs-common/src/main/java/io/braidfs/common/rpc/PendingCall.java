@@ -73,6 +73,10 @@ final class PendingCall<Q extends Message, R extends Message> {
         fail(status, error.getMessage() + hint);
         return;
       }
+      if (frame.payload().isReadable() && !method.responsePayload()) {
+        fail(Status.MALFORMED_FRAME, method + " answer from " + peer + " carries a payload");
+        return;
+      }
       R message = method.responseParser().parseFrom(frame.message().nioBuffer());
       if (!finished.compareAndSet(false, true)) {
         return;

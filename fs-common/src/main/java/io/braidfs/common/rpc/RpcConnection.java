@@ -3,6 +3,7 @@ package io.braidfs.common.rpc;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
 import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.proto.HelloRequest;
 import io.braidfs.proto.HelloResponse;
 import io.netty.bootstrap.Bootstrap;
@@ -51,6 +52,7 @@ public final class RpcConnection {
   private final Channel channel;
   private final OutboundQueue<PendingCall<?, ?>> out;
   private volatile String closeReason;
+  private volatile Status closeStatus = Status.UNAVAILABLE;
 
   RpcConnection(RpcClient client, InetSocketAddress address, EventLoop loop, Bootstrap template) {
     this.client = client;
@@ -176,6 +178,9 @@ public final class RpcConnection {
     call.future.whenComplete(
         (response, error) -> {
           if (error != null) {
+            // The calls pipelined behind a refused Hello were not run: they fail with its status.
+            closeStatus =
+                StatusExceptions.statusOf(error.getCause() != null ? error.getCause() : error);
             close("hello to " + address + " failed: " + error.getMessage());
           } else {
             LOG.debug("{}: connected to {}", client.name(), response.message().getServerId());
@@ -216,7 +221,7 @@ public final class RpcConnection {
 
   private void drop(PendingCall<?, ?> call) {
     String reason = closeReason;
-    call.fail(Status.UNAVAILABLE, reason != null ? reason : "connection to " + address + " closed");
+    call.fail(closeStatus, reason != null ? reason : "connection to " + address + " closed");
   }
 
   /** Closes the connection; every call in flight fails with UNAVAILABLE and this reason. */

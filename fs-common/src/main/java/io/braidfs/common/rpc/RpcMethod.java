@@ -475,6 +475,16 @@ public final class RpcMethod<Q extends Message, R extends Message> {
     return id;
   }
 
+  /** Whether a request frame of this method may carry a raw payload. */
+  public boolean requestPayload() {
+    return descriptor.getOptions().getExtension(CommonProtos.requestPayload);
+  }
+
+  /** Whether a response frame of this method may carry a raw payload. */
+  public boolean responsePayload() {
+    return descriptor.getOptions().getExtension(CommonProtos.responsePayload);
+  }
+
   /** The proto name, such as {@code braid.MetadataService.Create}. */
   public String fullName() {
     return descriptor.getFullName();

@@ -96,8 +96,13 @@ public final class ServerCall<Q extends Message, R extends Message> {
    *
    * @param data a {@link ByteBuf} or {@link FileRegion} this call takes ownership of, or null
    * @throws IllegalStateException if the call was already answered (the payload is released)
+   * @throws IllegalArgumentException if the method's responses carry no payload (released too)
    */
   public void reply(R response, Object data) {
+    if (data != null && !method.responsePayload()) {
+      ReferenceCountUtil.release(data);
+      throw new IllegalArgumentException(method + " responses carry no payload");
+    }
     if (!answered.compareAndSet(false, true)) {
       ReferenceCountUtil.release(data);
       throw new IllegalStateException(method + " call " + callId + " was already answered");

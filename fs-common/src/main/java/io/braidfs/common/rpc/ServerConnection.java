@@ -109,14 +109,18 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
       refuse(callId, frame.methodId(), Status.MALFORMED_FRAME, "a response sent to a server");
       return;
     }
+    if (frame.statusCode() != 0) {
+      refuse(callId, frame.methodId(), Status.MALFORMED_FRAME, "a request with a status");
+      return;
+    }
     RpcMethod<?, ?> method = RpcMethod.byId(frame.methodId());
     if (method == null) {
       refuse(
           callId, frame.methodId(), Status.UNKNOWN_METHOD, "unknown method id " + frame.methodId());
       return;
     }
-    if (caller == null && method != RpcMethod.HELLO) {
-      refuse(callId, method.id(), Status.NOT_AUTHENTICATED, method + " before Hello");
+    if (frame.payload().isReadable() && !method.requestPayload()) {
+      refuse(callId, method.id(), Status.MALFORMED_FRAME, method + " takes no payload");
       return;
     }
     Message request;
@@ -132,6 +136,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
     if (method == RpcMethod.HELLO) {
       hello(callId, (HelloRequest) request);
+      return;
+    }
+    if (caller == null) {
+      refuse(callId, method.id(), Status.NOT_AUTHENTICATED, method + " before Hello");
       return;
     }
     RpcServer.Registration<?, ?> registration = server.registration(method.id());
@@ -177,10 +185,19 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   private void hello(long callId, HelloRequest hello) {
     if (caller != null) {
-      refuse(callId, RpcMethod.HELLO.id(), Status.MALFORMED_FRAME, "a second Hello");
+      // Harmless: answered, and the connection keeps its first identity (docs/protocol.md).
+      inflight++;
+      send(
+          OutboundFrame.response(
+              RpcMethod.HELLO.id(),
+              callId,
+              Status.INVALID_ARGUMENT.code(),
+              0,
+              error("a second Hello on one connection; the first identity stays"),
+              null));
       return;
     }
-    if (hello.getProtocolVersion() != FrameHeader.VERSION) {
+    if (hello.getProtocolVersion() < FrameHeader.VERSION) {
       refuse(
           callId,
           RpcMethod.HELLO.id(),
@@ -214,7 +231,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             Status.OK.code(),
             0,
             HelloResponse.newBuilder()
-                .setProtocolVersion(FrameHeader.VERSION)
+                .setProtocolVersion(FrameHeader.VERSION) // the highest both sides speak
                 .setServerId(server.id())
                 .build(),
             null));

@@ -52,7 +52,7 @@ class RpcMethodTest {
   private static final Pattern TABLE_ROW =
       Pattern.compile(
           "^\\|\\s*(\\d+)\\s*\\|\\s*(\\w+)\\s*\\|\\s*(\\w+)\\s*\\|\\s*(\\w+)\\s*\\|\\s*(\\w+)\\s*\\|"
-              + "\\s*(no|yes \\(request\\)|yes \\(response\\))\\s*\\|\\s*$");
+              + "\\s*(no|request|response|both)\\s*\\|\\s*$");
 
   private static List<MethodDescriptor> protoMethods() {
     List<MethodDescriptor> methods = new ArrayList<>();
@@ -160,7 +160,9 @@ class RpcMethodTest {
         int id = Integer.parseInt(row.group(1));
         String previous =
             documented.put(
-                id, String.join(" ", row.group(2), row.group(3), row.group(4), row.group(5)));
+                id,
+                String.join(
+                    " ", row.group(2), row.group(3), row.group(4), row.group(5), row.group(6)));
         assertThat(previous).as("method id %d documented twice", id).isNull();
       }
     }
@@ -173,7 +175,8 @@ class RpcMethodTest {
               md.getService().getName(),
               md.getName(),
               md.getInputType().getName(),
-              md.getOutputType().getName()));
+              md.getOutputType().getName(),
+              payloadColumn(md)));
     }
     Map<Integer, String> missing = new TreeMap<>(expected);
     missing.entrySet().removeAll(documented.entrySet());
@@ -181,6 +184,12 @@ class RpcMethodTest {
     stale.entrySet().removeAll(expected.entrySet());
     assertThat(missing).as("methods missing from the table in docs/protocol.md").isEmpty();
     assertThat(stale).as("rows of docs/protocol.md matching no proto method").isEmpty();
+  }
+
+  private static String payloadColumn(MethodDescriptor md) {
+    boolean request = md.getOptions().getExtension(CommonProtos.requestPayload);
+    boolean response = md.getOptions().getExtension(CommonProtos.responsePayload);
+    return request ? (response ? "both" : "request") : (response ? "response" : "no");
   }
 
   /** Finds docs/protocol.md from the module directory (surefire's working directory) upwards. */

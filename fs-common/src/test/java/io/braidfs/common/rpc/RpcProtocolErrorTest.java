@@ -197,13 +197,13 @@ class RpcProtocolErrorTest {
   }
 
   @Test
-  void aHelloWithAnotherProtocolVersionIsRefused() throws IOException {
+  void aHelloWithAnOlderProtocolVersionIsRefused() throws IOException {
     byte[] hello =
         RawFrames.request(
             RpcMethod.HELLO.id(),
             48,
             HelloRequest.newBuilder()
-                .setProtocolVersion(2)
+                .setProtocolVersion(0)
                 .setClientId(ByteString.copyFrom(new byte[16]))
                 .build()
                 .toByteArray(),
@@ -215,6 +215,52 @@ class RpcProtocolErrorTest {
       assertClosed(in);
     }
     assertServing();
+  }
+
+  @Test
+  void aRequestWithAStatusIsMalformed() throws IOException {
+    Answer a =
+        afterHello(
+            RawFrames.frame(
+                RawFrames.MAGIC, 1, 0, RpcMethod.PING.id(), 3, 50, 0, new byte[0], new byte[0]));
+    assertThat(a.status()).isEqualTo(Status.MALFORMED_FRAME);
+    assertThat(a.callId()).isEqualTo(50);
+    assertServing();
+  }
+
+  @Test
+  void aPayloadOnAMethodThatTakesNoneIsMalformed() throws IOException {
+    Answer a =
+        afterHello(
+            RawFrames.request(RpcMethod.GET_ATTR.id(), 51, new byte[0], new byte[] {1, 2, 3}));
+    assertThat(a.status()).isEqualTo(Status.MALFORMED_FRAME);
+    assertThat(a.message()).contains("takes no payload");
+    assertServing();
+  }
+
+  @Test
+  void aHelloFromANewerClientIsAnsweredWithTheVersionBothSpeak() throws IOException {
+    byte[] hello =
+        RawFrames.request(
+            RpcMethod.HELLO.id(),
+            52,
+            HelloRequest.newBuilder()
+                .setProtocolVersion(9)
+                .setClientId(ByteString.copyFrom(new byte[16]))
+                .build()
+                .toByteArray(),
+            new byte[0]);
+    try (Socket s = connect()) {
+      s.getOutputStream().write(hello);
+      DataInputStream in = new DataInputStream(s.getInputStream());
+      byte[] header = new byte[FrameHeader.LENGTH];
+      in.readFully(header);
+      byte[] message = new byte[ByteBuffer.wrap(header).getInt(20)];
+      in.readFully(message);
+      assertThat(ByteBuffer.wrap(header).getShort(6)).isZero();
+      assertThat(io.braidfs.proto.HelloResponse.parseFrom(message).getProtocolVersion())
+          .isEqualTo(1);
+    }
   }
 
   @Test
