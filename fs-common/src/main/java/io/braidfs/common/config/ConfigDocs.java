@@ -19,7 +19,8 @@ import java.util.List;
 public final class ConfigDocs {
   /** The command that regenerates {@code docs/configuration.md}, quoted in the file itself. */
   public static final String REGENERATE_COMMAND =
-      "mvn -pl dist test -Dtest=ConfigurationDocTest -Dbraid.docs.regenerate=true";
+      "mvn -pl dist -am test -Dtest=ConfigurationDocTest -Dsurefire.failIfNoSpecifiedTests=false"
+          + " -Dbraid.fuzz.skip=true -Dbraid.docs.regenerate=true";
 
   private ConfigDocs() {}
 
