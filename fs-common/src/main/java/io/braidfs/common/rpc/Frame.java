@@ -21,6 +21,7 @@ public final class Frame extends AbstractReferenceCounted {
   private final long callId;
   private final int timing;
   private final ByteBuf message;
+  private final long receivedNanos;
   private ByteBuf payload;
 
   Frame(
@@ -30,7 +31,8 @@ public final class Frame extends AbstractReferenceCounted {
       long callId,
       int timing,
       ByteBuf message,
-      ByteBuf payload) {
+      ByteBuf payload,
+      long receivedNanos) {
     this.flags = flags;
     this.methodId = methodId;
     this.statusCode = statusCode;
@@ -38,6 +40,15 @@ public final class Frame extends AbstractReferenceCounted {
     this.timing = timing;
     this.message = message;
     this.payload = payload;
+    this.receivedNanos = receivedNanos;
+  }
+
+  /**
+   * {@link System#nanoTime()} when the frame was decoded: deadlines and handling times count from
+   * here, so time spent waiting in a backlog or an executor queue is not forgotten.
+   */
+  public long receivedNanos() {
+    return receivedNanos;
   }
 
   public boolean isResponse() {

@@ -82,6 +82,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     if (magic != FrameHeader.MAGIC) {
       return new FrameError(
           FrameError.NO_CALL_ID,
+          0,
           Status.MALFORMED_FRAME,
           "bad magic 0x" + Integer.toHexString(magic) + ", not a Braid frame");
     }
@@ -96,22 +97,28 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     if (version != FrameHeader.VERSION) {
       return new FrameError(
           callId,
+          methodId,
           Status.UNSUPPORTED_VERSION,
           "protocol version " + version + " (this side speaks " + FrameHeader.VERSION + ")");
     }
     if ((flags & ~FrameHeader.KNOWN_FLAGS) != 0) {
       return new FrameError(
-          callId, Status.MALFORMED_FRAME, "unknown flags 0x" + Integer.toHexString(flags));
+          callId,
+          methodId,
+          Status.MALFORMED_FRAME,
+          "unknown flags 0x" + Integer.toHexString(flags));
     }
     if (message > maxMessage) {
       return new FrameError(
           callId,
+          methodId,
           Status.FRAME_TOO_LARGE,
           "message of " + message + " bytes exceeds the limit of " + maxMessage);
     }
     if (payload > maxPayload) {
       return new FrameError(
           callId,
+          methodId,
           Status.FRAME_TOO_LARGE,
           "payload of " + payload + " bytes exceeds the limit of " + maxPayload);
     }
@@ -128,7 +135,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         messageLength == 0 ? Unpooled.EMPTY_BUFFER : in.readRetainedSlice(messageLength);
     ByteBuf payload =
         payloadLength == 0 ? Unpooled.EMPTY_BUFFER : in.readRetainedSlice(payloadLength);
-    out.add(new Frame(flags, methodId, statusCode, callId, timing, message, payload));
+    out.add(
+        new Frame(
+            flags, methodId, statusCode, callId, timing, message, payload, System.nanoTime()));
     state = State.HEADER;
   }
 
@@ -143,12 +152,16 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     decode(ctx, in, out);
     if (state == State.BODY || (state == State.HEADER && in.isReadable())) {
       long id = state == State.BODY ? callId : FrameError.NO_CALL_ID;
+      int method = state == State.BODY ? methodId : 0;
       int have = in.readableBytes();
       in.skipBytes(have);
       state = State.FAILED;
       out.add(
           new FrameError(
-              id, Status.MALFORMED_FRAME, "connection closed mid-frame after " + have + " bytes"));
+              id,
+              method,
+              Status.MALFORMED_FRAME,
+              "connection closed mid-frame after " + have + " bytes"));
     }
   }
 }

@@ -3,12 +3,16 @@ package io.braidfs.common.rpc;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.socket.DuplexChannel;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Batches writes to one channel from any thread: items join a lock-free queue and one task on the
@@ -23,6 +27,8 @@ import java.util.function.UnaryOperator;
  * loop only.
  */
 final class OutboundQueue<T> implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(OutboundQueue.class);
+
   private final Channel channel;
   private final Queue<T> queue = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean scheduled = new AtomicBoolean();
@@ -30,6 +36,7 @@ final class OutboundQueue<T> implements Runnable {
   private final Consumer<T> onDrop;
   private volatile boolean open;
   private volatile boolean closeAfterDrain;
+  private boolean closing; // event loop only
 
   /**
    * @param beforeWrite called on the event loop for each item just before it is written; returns
@@ -59,6 +66,14 @@ final class OutboundQueue<T> implements Runnable {
     write(item);
   }
 
+  /** Closes the channel once everything queued so far has been sent. */
+  void closeWhenDrained() {
+    closeAfterDrain = true;
+    if (scheduled.compareAndSet(false, true)) {
+      schedule();
+    }
+  }
+
   /** Allows writing, and writes what was queued before. */
   void open() {
     open = true;
@@ -79,9 +94,25 @@ final class OutboundQueue<T> implements Runnable {
 
   @Override
   public void run() {
-    scheduled.set(false);
-    if (!channel.isOpen()) {
+    try {
+      drain();
+    } finally {
+      // Cleared only after draining, so producers arriving meanwhile do not schedule more tasks;
+      // the re-check catches one that found the flag still set after our last poll.
+      scheduled.set(false);
+      if (!queue.isEmpty() && (open || !channel.isOpen()) && scheduled.compareAndSet(false, true)) {
+        schedule();
+      }
+    }
+  }
+
+  private void drain() {
+    if (!channel.isOpen() || closing) {
       dropAll();
+      return;
+    }
+    if (!channel.isActive() && closeAfterDrain) {
+      channel.close();
       return;
     }
     if (!open || !channel.isActive()) {
@@ -90,17 +121,41 @@ final class OutboundQueue<T> implements Runnable {
     boolean wrote = false;
     T item;
     while ((item = queue.poll()) != null) {
-      Object msg = beforeWrite.apply(item);
+      Object msg;
+      try {
+        msg = beforeWrite.apply(item);
+      } catch (RuntimeException e) {
+        LOG.warn("dropping an outbound message on {}", channel, e);
+        onDrop.accept(item);
+        continue;
+      }
       if (msg != null) {
         channel.write(msg, channel.voidPromise());
         wrote = true;
       }
     }
     if (closeAfterDrain) {
+      closing = true;
       // The listener runs once every earlier write has completed, so nothing queued is cut off.
-      channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+      channel
+          .writeAndFlush(Unpooled.EMPTY_BUFFER)
+          .addListener((ChannelFutureListener) f -> lingeringClose(f.channel()));
     } else if (wrote) {
       channel.flush();
+    }
+  }
+
+  /**
+   * Closes after a last answer without losing it: shutting down only our side first lets the peer
+   * read the answer, where a close with unread input would reset the connection and could destroy
+   * it. Input is discarded meanwhile; the channel closes when the peer does, or after a second.
+   */
+  private static void lingeringClose(Channel channel) {
+    if (channel instanceof DuplexChannel duplex && channel.isActive()) {
+      duplex.shutdownOutput();
+      channel.eventLoop().schedule(() -> channel.close(), 1, TimeUnit.SECONDS);
+    } else {
+      channel.close();
     }
   }
 

@@ -5,7 +5,6 @@ import com.google.protobuf.Message;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.proto.ErrorInfo;
-import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCountUtil;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -29,7 +28,9 @@ final class PendingCall<Q extends Message, R extends Message> {
   private final Runnable onFinish;
   private Object payload;
   private long writtenNanos;
-  ScheduledFuture<?> timer;
+
+  /** Set on the caller's thread (while connecting) or on the event loop; read on the loop. */
+  volatile ScheduledFuture<?> timer;
 
   PendingCall(
       RpcMethod<Q, R> method,
@@ -55,15 +56,34 @@ final class PendingCall<Q extends Message, R extends Message> {
     return OutboundFrame.request(method.id(), callId, remainingMicros, request, p);
   }
 
-  /** Completes the call from a response frame; the frame stays owned by the caller. */
-  void complete(Frame frame, String peer) {
+  /**
+   * Completes the call from a response frame; the frame stays owned by the caller.
+   *
+   * @return null, or why the answer breaks the protocol (the call has then failed, and the
+   *     connection should be closed: its byte stream cannot be trusted)
+   */
+  String complete(Frame frame, String peer) {
+    ScheduledFuture<?> t = timer;
+    if (t != null) {
+      t.cancel(false);
+    }
     Status status;
     try {
       status = Status.fromCode(frame.statusCode());
     } catch (IllegalArgumentException e) {
       // A newer server may know statuses this client does not (docs/protocol.md).
       fail(Status.INTERNAL, method + " to " + peer + " answered with " + e.getMessage());
-      return;
+      return null;
+    }
+    String bad = null;
+    if (frame.methodId() != method.id()) {
+      bad = "answer to call " + callId + " (" + method + ") names method " + frame.methodId();
+    } else if (frame.payload().isReadable() && !(status.isOk() && method.responsePayload())) {
+      bad = method + " answer carries a payload";
+    }
+    if (bad != null) {
+      fail(Status.MALFORMED_FRAME, bad);
+      return bad;
     }
     try {
       if (!status.isOk()) {
@@ -71,15 +91,11 @@ final class PendingCall<Q extends Message, R extends Message> {
         String hint =
             error.getLeaderHint().isEmpty() ? "" : " (leader: " + error.getLeaderHint() + ")";
         fail(status, error.getMessage() + hint);
-        return;
-      }
-      if (frame.payload().isReadable() && !method.responsePayload()) {
-        fail(Status.MALFORMED_FRAME, method + " answer from " + peer + " carries a payload");
-        return;
+        return null;
       }
       R message = method.responseParser().parseFrom(frame.message().nioBuffer());
       if (!finished.compareAndSet(false, true)) {
-        return;
+        return null;
       }
       onFinish.run();
       RpcResponse<R> response =
@@ -88,10 +104,11 @@ final class PendingCall<Q extends Message, R extends Message> {
       if (!future.complete(response)) {
         response.close();
       }
+      return null;
     } catch (InvalidProtocolBufferException e) {
-      fail(
-          Status.MALFORMED_FRAME,
-          "cannot parse " + method + " response from " + peer + ": " + e.getMessage());
+      bad = "cannot parse " + method + " answer from " + peer + ": " + e.getMessage();
+      fail(Status.MALFORMED_FRAME, bad);
+      return bad;
     }
   }
 
@@ -104,8 +121,9 @@ final class PendingCall<Q extends Message, R extends Message> {
       ReferenceCountUtil.release(payload);
       payload = null;
     }
-    if (timer != null) {
-      timer.cancel(false);
+    ScheduledFuture<?> t = timer;
+    if (t != null) {
+      t.cancel(false);
     }
     onFinish.run();
     future.completeExceptionally(StatusExceptions.toIOException(status, message));
@@ -113,12 +131,5 @@ final class PendingCall<Q extends Message, R extends Message> {
 
   boolean isFinished() {
     return finished.get();
-  }
-
-  /** Releases an unwritten payload; for calls refused before they were queued. */
-  static void release(ByteBuf payload) {
-    if (payload != null) {
-      payload.release();
-    }
   }
 }

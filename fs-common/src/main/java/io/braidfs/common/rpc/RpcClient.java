@@ -7,6 +7,7 @@ import io.braidfs.common.lifecycle.LifeCycle;
 import io.braidfs.common.lifecycle.Service;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -186,15 +187,20 @@ public final class RpcClient implements Service {
    * @throws IOException the call's failure
    * @throws InterruptedIOException if this thread is interrupted while waiting (the call goes on)
    */
-  public static <R extends Message> RpcResponse<R> await(CompletableFuture<RpcResponse<R>> future)
+  public <R extends Message> RpcResponse<R> await(CompletableFuture<RpcResponse<R>> future)
       throws IOException {
+    if (Thread.currentThread() instanceof FastThreadLocalThread) {
+      // The answer would arrive on an event loop; waiting on one could wait for itself.
+      throw new IllegalStateException(name + ": a blocking RPC wait on an event-loop thread");
+    }
     if (!future.isDone()) {
-      long end = System.nanoTime() + Long.getLong("spin", 50_000);
+      long end = System.nanoTime() + options.spinWait().toNanos();
       while (!future.isDone() && System.nanoTime() - end < 0) {
         Thread.onSpinWait();
       }
     }
     try {
+      // No bound needed: every call carries a deadline timer that fails it.
       return future.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

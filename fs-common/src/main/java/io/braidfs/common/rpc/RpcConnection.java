@@ -7,6 +7,7 @@ import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.proto.HelloRequest;
 import io.braidfs.proto.HelloResponse;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -14,6 +15,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.channel.FileRegion;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.concurrent.FastThreadLocalThread;
@@ -53,12 +55,15 @@ public final class RpcConnection {
   private final OutboundQueue<PendingCall<?, ?>> out;
   private volatile String closeReason;
   private volatile Status closeStatus = Status.UNAVAILABLE;
+  private volatile boolean connected;
+  private final Runnable releaseSlot;
 
   RpcConnection(RpcClient client, InetSocketAddress address, EventLoop loop, Bootstrap template) {
     this.client = client;
     this.address = address;
     this.loop = loop;
     this.slots = new Semaphore(client.options().maxOutstanding());
+    this.releaseSlot = slots::release;
     Bootstrap bootstrap =
         template
             .clone(loop)
@@ -118,10 +123,18 @@ public final class RpcConnection {
   public <Q extends Message, R extends Message> CompletableFuture<RpcResponse<R>> call(
       RpcMethod<Q, R> method, Q request, Object payload, long timeoutNanos) {
     long deadline = System.nanoTime() + timeoutNanos;
+    String invalid = validate(method, request, payload);
+    if (invalid != null) {
+      // One caller's mistake fails its own call, not the connection every caller shares.
+      PendingCall<Q, R> call =
+          new PendingCall<>(method, client.nextCallId(), request, payload, deadline, NO_OP);
+      call.fail(Status.INVALID_ARGUMENT, invalid + "; the call was not sent");
+      return call.future;
+    }
     boolean slot = acquireSlot(deadline);
     PendingCall<Q, R> call =
         new PendingCall<>(
-            method, client.nextCallId(), request, payload, deadline, slot ? slots::release : NO_OP);
+            method, client.nextCallId(), request, payload, deadline, slot ? releaseSlot : NO_OP);
     if (!slot) {
       boolean onLoop = Thread.currentThread() instanceof FastThreadLocalThread;
       call.fail(
@@ -136,11 +149,51 @@ public final class RpcConnection {
     }
     String reason = closeReason;
     if (reason != null) {
-      call.fail(Status.UNAVAILABLE, reason);
-    } else {
-      out.write(call);
+      call.fail(Status.UNAVAILABLE, reason + "; the call was not sent");
+      return call.future;
     }
+    if (!connected) {
+      // Still connecting: the deadline must hold even if the connection never comes up.
+      call.timer = loop.schedule(() -> timedOut(call), timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+    out.write(call);
     return call.future;
+  }
+
+  /** Why this call must not be sent, or null. Checked on the caller's thread. */
+  private String validate(RpcMethod<?, ?> method, Message request, Object payload) {
+    RpcOptions options = client.options();
+    if (request.getSerializedSize() > options.maxMessageBytes()) {
+      return method
+          + " request of "
+          + request.getSerializedSize()
+          + " bytes exceeds the limit of "
+          + options.maxMessageBytes();
+    }
+    if (payload == null) {
+      return null;
+    }
+    if (!method.requestPayload()) {
+      return method + " takes no payload";
+    }
+    long length;
+    if (payload instanceof ByteBuf b) {
+      length = b.readableBytes();
+    } else if (payload instanceof FileRegion r) {
+      length = r.count() - r.transferred();
+    } else {
+      return method
+          + " payload must be a ByteBuf or FileRegion, not "
+          + payload.getClass().getName();
+    }
+    if (length > options.maxPayloadBytes()) {
+      return method
+          + " payload of "
+          + length
+          + " bytes exceeds the limit of "
+          + options.maxPayloadBytes();
+    }
+    return null;
   }
 
   private boolean acquireSlot(long deadlineNanos) {
@@ -186,13 +239,17 @@ public final class RpcConnection {
             LOG.debug("{}: connected to {}", client.name(), response.message().getServerId());
           }
         });
-    channel.write(beforeWrite(call), channel.voidPromise());
+    connected = true;
+    channel.writeAndFlush(beforeWrite(call), channel.voidPromise());
     out.open();
   }
 
   /** On the event loop: registers the call in flight and starts its deadline timer. */
   private Object beforeWrite(Object item) {
     PendingCall<?, ?> call = (PendingCall<?, ?>) item;
+    if (call.isFinished()) {
+      return null; // timed out while it waited for the connection
+    }
     long now = System.nanoTime();
     long remaining = call.deadlineNanos - now;
     if (remaining <= 0) {
@@ -202,7 +259,9 @@ public final class RpcConnection {
       return null;
     }
     inflight.put(call.callId, call);
-    call.timer = loop.schedule(() -> timedOut(call), remaining, TimeUnit.NANOSECONDS);
+    if (call.timer == null) {
+      call.timer = loop.schedule(() -> timedOut(call), remaining, TimeUnit.NANOSECONDS);
+    }
     return call.toFrame(now);
   }
 
@@ -210,12 +269,11 @@ public final class RpcConnection {
     if (inflight.remove(call.callId) == call) {
       call.fail(
           Status.DEADLINE_EXCEEDED,
-          call.method
-              + " call "
-              + call.callId
-              + " to "
-              + address
-              + " timed out; it may or may not have been applied");
+          call.method + " call " + call.callId + " to " + address + " timed out");
+    } else if (!call.isFinished()) {
+      call.fail(
+          Status.DEADLINE_EXCEEDED,
+          call.method + " to " + address + ": deadline passed before it was sent (connecting)");
     }
   }
 
@@ -269,10 +327,11 @@ public final class RpcConnection {
           LOG.debug("{}: late answer for call {} from {}", client.name(), frame.callId(), address);
           return;
         }
-        if (call.timer != null) {
-          call.timer.cancel(false);
+        String bad = call.complete(frame, address.toString());
+        if (bad != null) {
+          LOG.warn("{}: closing connection to {}: {}", client.name(), address, bad);
+          close("bad answer from " + address + ": " + bad);
         }
-        call.complete(frame, address.toString());
       } finally {
         frame.release();
       }

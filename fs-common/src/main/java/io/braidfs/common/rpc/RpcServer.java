@@ -11,16 +11,18 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,7 +53,15 @@ public final class RpcServer implements Service {
   private final RpcOptions options;
   private final Map<Integer, Registration<?, ?>> registrations;
   private final LifeCycle lifeCycle;
-  private final Set<Channel> connections = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Answers above this many queued bytes make a connection unwritable: the server then starts no
+   * more of its requests until the peer has read them down to the low mark.
+   */
+  static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(1 << 20, 4 << 20);
+
+  private final Map<Channel, ServerConnection> connections = new ConcurrentHashMap<>();
+  private final AtomicInteger activeCalls = new AtomicInteger();
   private EventLoopGroup acceptGroup;
   private EventLoopGroup ioGroup;
   private Channel serverChannel;
@@ -95,19 +105,20 @@ public final class RpcServer implements Service {
             .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
-                    connections.add(ch);
+                    ServerConnection connection =
+                        new ServerConnection(RpcServer.this, ch, options.serverMaxInflight());
+                    connections.put(ch, connection);
                     ch.pipeline()
                         .addLast(
                             "decoder",
                             new FrameDecoder(options.maxMessageBytes(), options.maxPayloadBytes()))
                         .addLast("encoder", FrameEncoder.INSTANCE)
-                        .addLast(
-                            "connection",
-                            new ServerConnection(RpcServer.this, ch, options.serverMaxInflight()));
+                        .addLast("connection", connection);
                   }
                 });
     try {
@@ -147,6 +158,19 @@ public final class RpcServer implements Service {
     connections.remove(channel);
   }
 
+  void callStarted() {
+    activeCalls.incrementAndGet();
+  }
+
+  void callAnswered() {
+    activeCalls.decrementAndGet();
+  }
+
+  /** The number of requests started by handlers and not yet answered, over all connections. */
+  public int activeCalls() {
+    return activeCalls.get();
+  }
+
   /** Runs a handler and turns what it throws into an answer. */
   <Q extends Message, R extends Message> void invoke(
       Registration<Q, R> registration, ServerCall<Q, R> call) {
@@ -171,16 +195,39 @@ public final class RpcServer implements Service {
     }
   }
 
+  /**
+   * Stops the server gracefully: accepts no connection and reads no request any more, lets the
+   * handlers still running answer (for up to {@code braid.rpc.server.shutdown-grace}), sends those
+   * answers, then closes every connection and stops the event loops. Requests that were read but
+   * never started are answered UNAVAILABLE.
+   */
   @Override
   public void close() {
     if (!lifeCycle.closeTransition()) {
       return;
     }
+    long grace = options.shutdownGrace().toNanos();
+    long deadline = System.nanoTime() + grace;
     if (serverChannel != null) {
       serverChannel.close().awaitUninterruptibly(options.shutdownGrace().toMillis());
     }
-    for (Channel ch : connections) {
-      ch.close();
+    for (Map.Entry<Channel, ServerConnection> e : connections.entrySet()) {
+      e.getKey().eventLoop().execute(e.getValue()::stopReading);
+    }
+    while (activeCalls.get() > 0 && System.nanoTime() - deadline < 0) {
+      LockSupport.parkNanos(1_000_000L); // bounded wait for handlers to answer
+    }
+    if (activeCalls.get() > 0) {
+      LOG.warn("{}: closing with {} calls still unanswered", id, activeCalls.get());
+    }
+    for (ServerConnection c : connections.values()) {
+      c.closeWhenAnswered();
+    }
+    for (Channel ch : connections.keySet()) {
+      long left = Math.max(0, deadline - System.nanoTime()) / 1_000_000 + 100;
+      if (!ch.closeFuture().awaitUninterruptibly(left)) {
+        ch.close();
+      }
     }
     shutdown(acceptGroup);
     shutdown(ioGroup);

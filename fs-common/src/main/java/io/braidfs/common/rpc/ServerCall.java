@@ -46,6 +46,7 @@ public final class ServerCall<Q extends Message, R extends Message> {
     this.payload = payload;
     this.receivedNanos = receivedNanos;
     this.deadlineNanos = deadlineMicros == 0 ? 0 : receivedNanos + deadlineMicros * 1000;
+    connection.server().callStarted();
   }
 
   public RpcMethod<Q, R> method() {
@@ -110,6 +111,7 @@ public final class ServerCall<Q extends Message, R extends Message> {
     connection.send(
         OutboundFrame.response(
             method.id(), callId, Status.OK.code(), elapsedMicros(), response, data));
+    connection.server().callAnswered();
   }
 
   /**
@@ -129,6 +131,7 @@ public final class ServerCall<Q extends Message, R extends Message> {
     if (answered.compareAndSet(false, true)) {
       connection.send(
           OutboundFrame.response(method.id(), callId, status.code(), elapsedMicros(), error, null));
+      connection.server().callAnswered();
     }
   }
 

@@ -25,9 +25,11 @@ import org.slf4j.LoggerFactory;
  * connection only.
  *
  * <p>Backpressure: at most {@code serverMaxInflight} requests of this connection are in handlers at
- * once. Frames decoded beyond that wait in a backlog, and the server stops reading from the socket
- * until the backlog is empty again, so TCP slows the client down; memory stays bounded by the
- * in-flight requests plus one read's worth of frames.
+ * once, and none is started while the channel is unwritable (answers above the write-buffer high
+ * water mark wait for a peer that does not read them). Frames decoded meanwhile wait in a backlog,
+ * and the server stops reading from the socket until it can dispatch again, so TCP slows the client
+ * down. Memory per connection stays bounded by the in-flight requests, the high water mark and one
+ * read's worth of frames.
  *
  * <p>Thread-safety: Netty calls the handler methods on the channel's event loop; {@link #send} may
  * be called from any thread. The in-flight count is touched on the event loop only.
@@ -42,6 +44,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   private volatile CallerContext caller;
   private final ArrayDeque<Frame> backlog = new ArrayDeque<>();
   private boolean closing;
+  private boolean draining;
   private int inflight;
 
   ServerConnection(RpcServer server, Channel channel, int maxInflight) {
@@ -55,6 +58,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     return caller;
   }
 
+  RpcServer server() {
+    return server;
+  }
+
   /** Queues a response (taking ownership); safe from any thread. */
   void send(OutboundFrame frame) {
     out.write(frame);
@@ -63,13 +70,23 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   private Object beforeWrite(Object frame) {
     // Every queued frame answers one dispatched request, which frees room for the backlog.
     inflight--;
-    while (inflight < maxInflight && !backlog.isEmpty()) {
+    pump();
+    return frame;
+  }
+
+  private boolean canDispatch() {
+    return inflight < maxInflight && channel.isWritable() && !draining;
+  }
+
+  /** Dispatches what the backlog holds while there is room, and reads again once it is empty. */
+  private void pump() {
+    while (!backlog.isEmpty() && canDispatch()) {
       handle(backlog.poll());
     }
-    if (backlog.isEmpty() && !closing && !channel.config().isAutoRead()) {
-      channel.config().setAutoRead(true);
+    boolean read = backlog.isEmpty() && canDispatch() && !closing;
+    if (channel.config().isAutoRead() != read) {
+      channel.config().setAutoRead(read);
     }
-    return frame;
   }
 
   @Override
@@ -79,18 +96,54 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   }
 
   @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    pump();
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (msg instanceof FrameError error) {
-      refuse(error.callId(), 0, error.status(), error.reason());
+      refuse(error.callId(), error.methodId(), error.status(), error.reason());
       return;
     }
     Frame frame = (Frame) msg;
-    if (inflight >= maxInflight || !backlog.isEmpty()) {
+    if (!backlog.isEmpty() || !canDispatch()) {
       backlog.add(frame);
-      channel.config().setAutoRead(false);
+      pump();
       return;
     }
     handle(frame);
+  }
+
+  /**
+   * On the event loop, as the server closes: reads nothing more, and answers the requests that
+   * waited in the backlog with UNAVAILABLE; they were never started.
+   */
+  void stopReading() {
+    draining = true;
+    channel.config().setAutoRead(false);
+    Frame frame;
+    while ((frame = backlog.poll()) != null) {
+      try {
+        inflight++;
+        send(
+            OutboundFrame.response(
+                frame.methodId(),
+                frame.callId(),
+                Status.UNAVAILABLE.code(),
+                0,
+                error(server.id() + " is shutting down; the call was not started"),
+                null));
+      } finally {
+        frame.release();
+      }
+    }
+  }
+
+  /** Closes once every answer queued so far has been sent. */
+  void closeWhenAnswered() {
+    out.closeWhenDrained();
   }
 
   private void handle(Frame frame) {
@@ -168,7 +221,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             callId,
             (Q) request,
             frame.takePayload(),
-            System.nanoTime(),
+            frame.receivedNanos(),
             frame.deadlineMicros());
     inflight++;
     if (registration.executor() == null) {

@@ -2,6 +2,7 @@ package io.braidfs.common.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.google.protobuf.ByteString;
 import io.braidfs.common.config.BraidConfig;
@@ -16,6 +17,7 @@ import io.braidfs.proto.PingResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.epoll.Epoll;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -92,6 +94,9 @@ class RpcLoopbackTest {
       value = Transport.Choice.class,
       names = {"EPOLL", "NIO"})
   void pingRoundTripsOnEveryTransport(Transport.Choice transport) throws Exception {
+    assumeTrue(
+        transport != Transport.Choice.EPOLL || Epoll.isAvailable(),
+        "the native epoll transport does not load on this machine");
     RpcOptions options =
         RpcOptions.from(BraidConfig.builder().set(RpcConfigKeys.TRANSPORT, transport).build());
     RpcServer server = start(RpcServer.builder("srv").options(options));
@@ -140,6 +145,7 @@ class RpcLoopbackTest {
     ScheduledExecutorService delays = Executors.newScheduledThreadPool(2);
     closeables.add(delays::shutdownNow);
     Random random = new Random(7);
+    Queue<String> answerOrder = new ConcurrentLinkedQueue<>();
     RpcServer server =
         start(
             RpcServer.builder("srv")
@@ -149,7 +155,12 @@ class RpcLoopbackTest {
                       PingResponse answer =
                           PingResponse.newBuilder().setEcho(call.request().getEcho()).build();
                       delays.schedule(
-                          () -> call.reply(answer), random.nextInt(2000), TimeUnit.MICROSECONDS);
+                          () -> {
+                            answerOrder.add(answer.getEcho().toStringUtf8());
+                            call.reply(answer);
+                          },
+                          random.nextInt(2000),
+                          TimeUnit.MICROSECONDS);
                     },
                     null));
     RpcClient client = client();
@@ -180,6 +191,17 @@ class RpcLoopbackTest {
     }
     assertThat(total).isEqualTo(3200);
     assertThat(server.connectionCount()).isEqualTo(1);
+    // The answers really came back in another order than the calls went out.
+    int[] last = new int[16];
+    java.util.Arrays.fill(last, -1);
+    boolean reordered = false;
+    for (String echo : answerOrder) {
+      int caller = Integer.parseInt(echo.substring(0, echo.indexOf(':')));
+      int i = Integer.parseInt(echo.substring(echo.indexOf(':') + 1));
+      reordered |= i < last[caller];
+      last[caller] = Math.max(last[caller], i);
+    }
+    assertThat(reordered).as("some answers overtook earlier calls of the same caller").isTrue();
   }
 
   @Test
@@ -238,10 +260,17 @@ class RpcLoopbackTest {
     CompletableFuture<RpcResponse<PingResponse>> blocker =
         client.call(address, RpcMethod.PING, ping("block"), null, Duration.ofSeconds(30));
     Await.until("the blocking call to start", Duration.ofSeconds(10), () -> handled.get() == 1);
+    long sent = System.nanoTime();
     CompletableFuture<RpcResponse<PingResponse>> late =
         client.call(address, RpcMethod.PING, ping("late"), null, Duration.ofMillis(100));
     assertThatThrownBy(late::get)
         .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.DEADLINE_EXCEEDED));
+    // The server counts the budget from when it decoded the frame, a little after the client's
+    // start: open the gate only once that budget has surely run out there too.
+    Await.until(
+        "twice the budget to pass",
+        Duration.ofSeconds(5),
+        () -> System.nanoTime() - sent > Duration.ofMillis(200).toNanos());
     gate.countDown();
     client.await(blocker).close();
     client.callSync(address, RpcMethod.PING, ping("after"));
@@ -322,6 +351,8 @@ class RpcLoopbackTest {
               server.boundAddress(), RpcMethod.PING, ping("" + i), null, Duration.ofMinutes(5)));
     }
     Await.until("the server to hold 10 calls", Duration.ofSeconds(10), () -> received.get() == 10);
+    RpcConnection connection = client.connection(server.boundAddress());
+    assertThat(connection.outstanding()).isEqualTo(10);
     long start = System.nanoTime();
     server.close();
     for (CompletableFuture<RpcResponse<PingResponse>> f : calls) {
@@ -329,6 +360,8 @@ class RpcLoopbackTest {
           .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.UNAVAILABLE));
     }
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    assertThat(connection.outstanding()).isZero();
+    assertThat(connection.isOpen()).isFalse();
   }
 
   @Test
@@ -459,5 +492,151 @@ class RpcLoopbackTest {
       }
     }
     assertThat(maxInHandlers.get()).isEqualTo(4);
+  }
+
+  @Test
+  void aCallThatCannotBeSentFailsAloneAndTheConnectionCarriesOn() throws Exception {
+    RpcServer server = start(RpcServer.builder("srv"));
+    RpcClient client = client();
+    InetSocketAddress a = server.boundAddress();
+    client.callSync(a, RpcMethod.PING, ping(""));
+    ByteBuf payload = PooledByteBufAllocator.DEFAULT.directBuffer(4).writeInt(7);
+    CompletableFuture<RpcResponse<io.braidfs.proto.GetAttrResponse>> bad =
+        client.call(
+            a,
+            RpcMethod.GET_ATTR,
+            io.braidfs.proto.GetAttrRequest.getDefaultInstance(),
+            payload,
+            Duration.ofSeconds(5));
+    assertThatThrownBy(bad::get)
+        .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.INVALID_ARGUMENT))
+        .hasMessageContaining("takes no payload");
+    assertThat(payload.refCnt()).isZero();
+    CompletableFuture<RpcResponse<PingResponse>> wrongType =
+        client.call(a, RpcMethod.PING, ping(""), new byte[3], Duration.ofSeconds(5));
+    assertThatThrownBy(wrongType::get)
+        .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.INVALID_ARGUMENT));
+    RpcConnection connection = client.connection(a);
+    assertThat(client.callSync(a, RpcMethod.PING, ping("next")).getEcho().toStringUtf8())
+        .isEqualTo("next");
+    assertThat(client.connection(a)).isSameAs(connection);
+    assertThat(connection.outstanding()).isZero();
+  }
+
+  @Test
+  void aDeadlineHoldsWhileTheConnectionIsStillBeingMade() throws Exception {
+    // A listener that never accepts, with its accept queue full: new connections hang in SYN.
+    try (ServerSocket full = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      List<java.nio.channels.SocketChannel> fillers = new ArrayList<>();
+      closeables.add(
+          () -> {
+            for (java.nio.channels.SocketChannel f : fillers) {
+              f.close();
+            }
+          });
+      for (int i = 0; i < 8; i++) {
+        java.nio.channels.SocketChannel f = java.nio.channels.SocketChannel.open();
+        f.configureBlocking(false);
+        f.connect(full.getLocalSocketAddress());
+        fillers.add(f);
+      }
+      RpcClient client = client();
+      InetSocketAddress a = (InetSocketAddress) full.getLocalSocketAddress();
+      long start = System.nanoTime();
+      CompletableFuture<RpcResponse<PingResponse>> f =
+          client.call(a, RpcMethod.PING, ping(""), null, Duration.ofMillis(300));
+      assertThatThrownBy(() -> f.get(20, TimeUnit.SECONDS))
+          .satisfies(
+              e -> assertThat(statusOf(e)).isIn(Status.DEADLINE_EXCEEDED, Status.UNAVAILABLE));
+      // Either the deadline fired while connecting, or the connection was refused at once; never
+      // the 10 s connect timeout.
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  void closingTheServerLetsRunningHandlersAnswer() throws Exception {
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    closeables.add(pool::shutdownNow);
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    RpcServer server =
+        start(
+            RpcServer.builder("srv")
+                .handle(
+                    RpcMethod.PING,
+                    call -> {
+                      started.countDown();
+                      finish.await();
+                      call.reply(
+                          PingResponse.newBuilder().setEcho(call.request().getEcho()).build());
+                    },
+                    pool));
+    RpcClient client = client();
+    CompletableFuture<RpcResponse<PingResponse>> f =
+        client.call(
+            server.boundAddress(), RpcMethod.PING, ping("done"), null, Duration.ofSeconds(30));
+    started.await();
+    Thread closer = new Thread(server::close, "test-closer");
+    closer.start();
+    Await.until(
+        "the server to stop accepting", Duration.ofSeconds(5), () -> server.activeCalls() == 1);
+    finish.countDown();
+    try (RpcResponse<PingResponse> r = client.await(f)) {
+      assertThat(r.message().getEcho().toStringUtf8()).isEqualTo("done");
+    }
+    closer.join(10_000);
+    assertThat(closer.isAlive()).isFalse();
+  }
+
+  @Test
+  void aPeerThatSendsButNeverReadsCannotMakeTheServerHoardMemory() throws Exception {
+    RpcServer server =
+        start(
+            RpcServer.builder("srv")
+                .handle(
+                    RpcMethod.PING,
+                    call -> call.reply(PingResponse.getDefaultInstance(), call.takePayload()),
+                    null));
+    java.nio.channels.SocketChannel raw =
+        java.nio.channels.SocketChannel.open(server.boundAddress());
+    closeables.add(raw);
+    raw.configureBlocking(false);
+    byte[] hello =
+        io.braidfs.common.testing.RawFrames.request(
+            RpcMethod.HELLO.id(),
+            1,
+            HelloRequest.newBuilder()
+                .setProtocolVersion(1)
+                .setClientId(ByteString.copyFrom(new byte[16]))
+                .build()
+                .toByteArray(),
+            new byte[0]);
+    byte[] echo =
+        io.braidfs.common.testing.RawFrames.request(
+            RpcMethod.PING.id(), 2, new byte[0], new byte[1 << 20]);
+    long baseline = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
+    long peak = baseline;
+    long written = 0;
+    int idle = 0;
+    java.nio.ByteBuffer out = java.nio.ByteBuffer.wrap(hello);
+    int frames = 0;
+    // Send up to 200 MiB of echo requests without ever reading an answer, until the server's
+    // backpressure stops us (no progress for half a second).
+    while (idle < 500 && frames <= 200) {
+      int n = raw.write(out);
+      written += n;
+      idle = n > 0 ? 0 : idle + 1;
+      if (n == 0) {
+        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+      }
+      if (!out.hasRemaining()) {
+        out = java.nio.ByteBuffer.wrap(echo);
+        frames++;
+      }
+      peak = Math.max(peak, PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory());
+    }
+    assertThat(written).as("bytes the server let in").isLessThan(100L << 20);
+    assertThat(peak - baseline).as("server direct memory growth").isLessThan(48L << 20);
   }
 }
