@@ -15,7 +15,8 @@ class ConfigDocsTest {
     assertThat(doc.lines().findFirst().orElseThrow()).startsWith("This file is generated");
     assertThat(doc).contains("`" + ConfigDocs.REGENERATE_COMMAND + "`");
     assertThat(ConfigDocs.REGENERATE_COMMAND)
-        .isEqualTo("mvn -pl dist test -Dtest=ConfigurationDocTest -Dbraid.docs.regenerate=true");
+        .startsWith("mvn -pl dist -am test -Dtest=ConfigurationDocTest")
+        .contains("-Dbraid.docs.regenerate=true");
     assertThat(doc).contains("# Braid configuration").endsWith("\n");
   }
 
