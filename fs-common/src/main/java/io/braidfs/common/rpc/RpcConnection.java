@@ -23,6 +23,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -35,8 +36,10 @@ import org.slf4j.LoggerFactory;
  * sends Hello first and pipelines calls right behind it without waiting. Any number of callers
  * issue calls concurrently; calls are correlated by call id. At most {@code maxOutstanding} calls
  * are in flight: further callers wait for a slot until their deadline (on an event-loop thread,
- * where waiting is forbidden, they fail at once with {@code BUSY}). Each call has a deadline timer.
- * When the connection is lost, every call in flight fails at once with {@code UNAVAILABLE}.
+ * where waiting is forbidden, they fail at once with {@code BUSY}). Deadlines of calls in flight
+ * are checked by one sweep every {@value #SWEEP_MILLIS} ms while any call is in flight, which costs
+ * far less than a timer per call; a call still waiting for the connection to be made has its own
+ * timer. When the connection is lost, every call in flight fails at once with {@code UNAVAILABLE}.
  *
  * <p>Thread-safety: {@link #call} is thread-safe. The table of calls in flight is confined to the
  * connection's event loop.
@@ -45,6 +48,7 @@ public final class RpcConnection {
   private static final Logger LOG = LoggerFactory.getLogger(RpcConnection.class);
 
   private static final Runnable NO_OP = () -> {};
+  static final long SWEEP_MILLIS = 10;
 
   private final RpcClient client;
   private final InetSocketAddress address;
@@ -56,6 +60,7 @@ public final class RpcConnection {
   private volatile String closeReason;
   private volatile Status closeStatus = Status.UNAVAILABLE;
   private volatile boolean connected;
+  private ScheduledFuture<?> sweeper; // event loop only
   private final Runnable releaseSlot;
 
   RpcConnection(RpcClient client, InetSocketAddress address, EventLoop loop, Bootstrap template) {
@@ -259,10 +264,34 @@ public final class RpcConnection {
       return null;
     }
     inflight.put(call.callId, call);
-    if (call.timer == null) {
-      call.timer = loop.schedule(() -> timedOut(call), remaining, TimeUnit.NANOSECONDS);
+    if (sweeper == null) {
+      sweeper =
+          loop.scheduleAtFixedRate(this::sweep, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
     }
     return call.toFrame(now);
+  }
+
+  /** On the event loop: fails the calls in flight whose deadline has passed. */
+  private void sweep() {
+    long now = System.nanoTime();
+    ArrayList<PendingCall<?, ?>> expired = null;
+    for (PendingCall<?, ?> call : inflight.values()) {
+      if (now - call.deadlineNanos >= 0) {
+        if (expired == null) {
+          expired = new ArrayList<>();
+        }
+        expired.add(call);
+      }
+    }
+    if (expired != null) {
+      for (PendingCall<?, ?> call : expired) {
+        timedOut(call);
+      }
+    }
+    if (inflight.isEmpty()) {
+      sweeper.cancel(false);
+      sweeper = null;
+    }
   }
 
   private void timedOut(PendingCall<?, ?> call) {
@@ -298,6 +327,10 @@ public final class RpcConnection {
     client.connectionClosed(this);
     ArrayList<PendingCall<?, ?>> calls = new ArrayList<>(inflight.values());
     inflight.clear();
+    if (sweeper != null) {
+      sweeper.cancel(false);
+      sweeper = null;
+    }
     for (PendingCall<?, ?> call : calls) {
       call.fail(
           Status.UNAVAILABLE,
