@@ -1,6 +1,7 @@
 package io.braidfs.common.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import io.braidfs.common.error.Status;
@@ -258,9 +259,24 @@ class FrameCodecTest {
   }
 
   @Test
-  void payloadsOverflowingTheUnsignedHeaderFieldAreRejectedByTheEncoder() {
+  void timingIsClampedToTheUnsignedHeaderField() {
     assertThat(OutboundFrame.request(1, 1, 0, null, null).payloadLength()).isZero();
     assertThat(OutboundFrame.request(1, 1, -5, null, null).timing).isZero();
     assertThat(OutboundFrame.request(1, 1, 1L << 40, null, null).timing).isEqualTo(-1);
+  }
+
+  @Test
+  void aPayloadBeyondTheUnsignedLengthFieldIsRefusedAndReleased(@TempDir Path dir)
+      throws IOException {
+    Path file = dir.resolve("chunk");
+    Files.write(file, new byte[1]);
+    FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+    DefaultFileRegion huge = new DefaultFileRegion(ch, 0, 5L << 30); // 5 GiB claimed
+    assertThatThrownBy(
+            () -> encoder.writeOutbound(OutboundFrame.response(3, 1, 0, 0, ping(""), huge)))
+        .hasMessageContaining("too large");
+    assertThat(huge.refCnt()).isZero();
+    Object nothing = encoder.readOutbound();
+    assertThat(nothing).isNull();
   }
 }
