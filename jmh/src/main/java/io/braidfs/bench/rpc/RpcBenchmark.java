@@ -47,6 +47,10 @@ public class RpcBenchmark extends AbstractBenchmark {
   @Param({"64"})
   public int window;
 
+  /** {@code braid.rpc.client.spin-wait}: 100us is the default, 0us parks at once. */
+  @Param({"100us"})
+  public String spinWait;
+
   private RpcServer server;
   private RpcClient client;
   private InetSocketAddress address;
@@ -62,6 +66,7 @@ public class RpcBenchmark extends AbstractBenchmark {
                 .set(RpcConfigKeys.TRANSPORT, transport)
                 .set(RpcConfigKeys.CLIENT_IO_THREADS, 1)
                 .set(RpcConfigKeys.SERVER_IO_THREADS, 1)
+                .set(RpcConfigKeys.CLIENT_SPIN_WAIT.name(), spinWait)
                 .build());
     server = RpcServer.builder("bench-server").options(options).build();
     server.start();
