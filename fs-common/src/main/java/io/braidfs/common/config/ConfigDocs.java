@@ -3,6 +3,8 @@ package io.braidfs.common.config;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Renders the configuration reference, {@code docs/configuration.md}, from {@link ConfigKeySet}s: a
@@ -50,17 +52,19 @@ public final class ConfigDocs {
         .append(" **list of strings**: comma-separated.\n\n")
         .append("Unknown `braid.*` keys are reported as a warning at start; invalid values stop")
         .append(" the component from starting, with an error naming the key.\n");
+    // One section per component, even when its keys come from several sets.
+    Map<String, List<ConfigKey<?>>> byComponent = new TreeMap<>();
     for (ConfigKeySet set : sorted) {
-      renderSection(sb, set);
+      byComponent.computeIfAbsent(set.component(), c -> new ArrayList<>()).addAll(set.keys());
     }
+    byComponent.forEach((component, keys) -> renderSection(sb, component, keys));
     return sb.toString();
   }
 
-  private static void renderSection(StringBuilder sb, ConfigKeySet set) {
-    List<ConfigKey<?>> keys = new ArrayList<>(set.keys());
+  private static void renderSection(StringBuilder sb, String component, List<ConfigKey<?>> keys) {
     keys.sort(Comparator.comparing(ConfigKey::name));
     sb.append("\n## ")
-        .append(set.component())
+        .append(component)
         .append("\n\n")
         .append("| Key | Type | Default | Description |\n")
         .append("| --- | --- | --- | --- |\n");

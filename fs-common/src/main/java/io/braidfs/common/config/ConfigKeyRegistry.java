@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * on the classpath ({@link #discover()}), or an explicit list in tests.
  *
  * <p>Construction checks the declarations: every key of a set named {@code c} starts with {@code
- * braid.c.}, no component appears twice, and no key name is declared twice.
+ * braid.c.} and no key name is declared twice. A component may spread its keys over several sets
+ * (one per area, such as the MDS's store, cluster and lease keys).
  *
  * <p>Thread-safety: immutable.
  */
@@ -58,20 +59,15 @@ public final class ConfigKeyRegistry {
   /**
    * A registry of exactly these sets.
    *
-   * @throws IllegalStateException if a key does not belong to its set's component, or a component
-   *     or key name is declared twice
+   * @throws IllegalStateException if a key does not belong to its set's component, or a key name is
+   *     declared twice
    */
   public static ConfigKeyRegistry of(List<? extends ConfigKeySet> sets) {
     List<ConfigKeySet> sorted = new ArrayList<>(sets);
     sorted.sort(Comparator.comparing(ConfigKeySet::component));
     Map<String, ConfigKey<?>> byName = new TreeMap<>();
-    @Nullable String previousComponent = null;
     for (ConfigKeySet set : sorted) {
       String component = set.component();
-      if (component.equals(previousComponent)) {
-        throw new IllegalStateException("config component '" + component + "' declared twice");
-      }
-      previousComponent = component;
       String prefix = "braid." + component + ".";
       for (ConfigKey<?> key : set.keys()) {
         if (!key.name().startsWith(prefix)) {

@@ -40,13 +40,18 @@ class ConfigKeyRegistryTest {
   }
 
   @Test
-  void rejectsDuplicateComponentsAndKeys() {
+  void rejectsDuplicateKeysButLetsAComponentSpanSeveralSets() {
     ConfigKey<Boolean> flag = ConfigKey.bool("braid.test.flag", true, "F.");
+    ConfigKey<Boolean> other = ConfigKey.bool("braid.test.other", true, "O.");
 
     assertThatThrownBy(
             () -> ConfigKeyRegistry.of(List.of(keySet("test", flag), keySet("test", flag))))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("component 'test' declared twice");
+        .hasMessageContaining("braid.test.flag declared twice");
+    assertThat(
+            ConfigKeyRegistry.of(List.of(keySet("test", flag), keySet("test", other)))
+                .key("braid.test.other"))
+        .isSameAs(other);
     assertThatThrownBy(() -> ConfigKeyRegistry.of(List.of(keySet("test", flag, flag))))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("braid.test.flag declared twice");
