@@ -1,0 +1,73 @@
+package io.braidfs.mds.store;
+
+import io.braidfs.common.lifecycle.Service;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The durable state of one MDS replica: the namespace in the column families of {@link
+ * ColumnFamily}, and the index of the last journal record applied to it.
+ *
+ * <p>Every mutation arrives as a {@link StoreBatch} with its journal index and is applied
+ * atomically, together with the new applied index: after a crash, the store holds exactly the
+ * batches up to {@link #appliedIndex()}, and the journal is replayed from the next index. Indexes
+ * must increase; they need not be contiguous.
+ *
+ * <p>After a write fails, the store refuses every further write with a {@link StoreException}
+ * ({@code UNAVAILABLE}): its state may no longer match the journal, and the MDS must stop (the
+ * apply path's invariant, HOUSE-STYLE). Reads keep working until it is closed.
+ *
+ * <p>Writes are durable when they return if the store syncs ({@code braid.mds.store.sync}); a
+ * {@link GroupCommitter} makes that cheap by sharing one sync among concurrent batches.
+ *
+ * <p>Thread-safety: implementations are thread-safe. Writes are serialized; reads run concurrently
+ * with them and with each other.
+ */
+public interface MetadataStore extends StoreView, Service {
+  /**
+   * Applies {@code batch} as journal record {@code journalIndex}, atomically with the applied
+   * index.
+   *
+   * @throws IllegalArgumentException if {@code journalIndex} is not greater than {@link
+   *     #appliedIndex()}
+   * @throws StoreException with {@code UNAVAILABLE} if the store is closed or has failed, or if
+   *     this write fails (the store then refuses further writes)
+   */
+  default void apply(StoreBatch batch, long journalIndex) throws IOException {
+    applyAll(List.of(batch), journalIndex);
+  }
+
+  /**
+   * Applies {@code batches} in order as journal records {@code firstIndex}, {@code firstIndex + 1},
+   * and so on, in one atomic write that also sets the applied index to the last of them. A later
+   * batch's write to a key wins over an earlier one's.
+   *
+   * @throws IllegalArgumentException if {@code batches} is empty, or {@code firstIndex} is not
+   *     greater than {@link #appliedIndex()}, or the last index would overflow
+   * @throws StoreException with {@code UNAVAILABLE} if the store is closed or has failed, or if
+   *     this write fails (the store then refuses further writes; none of the batches is visible)
+   */
+  void applyAll(List<StoreBatch> batches, long firstIndex) throws IOException;
+
+  /**
+   * A consistent read-only view of the current state, to be closed by the caller.
+   *
+   * @throws StoreException with {@code UNAVAILABLE} if the store is closed
+   */
+  StoreSnapshot snapshot() throws IOException;
+
+  /**
+   * Writes a consistent, openable copy of the store into {@code target} (to bootstrap a standby or
+   * back up), pausing writes while it is made. The copy opens as a store of its own.
+   *
+   * @param target a directory that must not exist yet; its parent must
+   * @return the applied index the copy holds
+   * @throws StoreException with {@code UNAVAILABLE} if the store is closed
+   * @throws IOException if {@code target} exists or the copy fails
+   */
+  long checkpoint(Path target) throws IOException;
+
+  /** Whether writes are accepted: the store is running and no write has failed. */
+  boolean isWritable();
+}

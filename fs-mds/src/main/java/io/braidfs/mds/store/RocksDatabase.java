@@ -1,0 +1,139 @@
+package io.braidfs.mds.store;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.rocksdb.AbstractNativeReference;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.LRUCache;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.Statistics;
+import org.rocksdb.TickerType;
+import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An open RocksDB and every native object it needs: a column family per {@link ColumnFamily} (plus
+ * RocksDB's unused {@code default}), one block cache and Bloom filter shared by all of them,
+ * statistics, and the store's {@code WriteOptions}. {@link #close()} frees them in reverse order of
+ * creation: column family handles, then the database, then the options it was opened with.
+ *
+ * <p>Thread-safety: the accessors may be called from any thread while the database is open; the
+ * owner ({@link RocksMetadataStore}) makes sure nothing uses it during or after {@link #close()}.
+ */
+final class RocksDatabase implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RocksDatabase.class);
+
+  /** Bloom filter bits per key: about 1% false positives on inode and entry lookups. */
+  private static final double BLOOM_BITS_PER_KEY = 10;
+
+  /** Info-log files RocksDB keeps in the store directory. */
+  private static final int KEEP_INFO_LOGS = 4;
+
+  /** In order of creation. */
+  private final Deque<ManagedNative<?>> natives = new ArrayDeque<>();
+
+  private final Map<ColumnFamily, ColumnFamilyHandle> families = new EnumMap<>(ColumnFamily.class);
+  private RocksDB db;
+  private WriteOptions writeOptions;
+  private Statistics statistics;
+
+  private RocksDatabase() {}
+
+  /**
+   * Opens the database in {@code options.dir()}, creating the directory, the database and missing
+   * column families.
+   *
+   * @throws IOException if the directory cannot be created
+   * @throws RocksDBException if RocksDB cannot open the database (locked by another process,
+   *     corrupt, unknown column families); nothing is left open then
+   */
+  static RocksDatabase open(StoreOptions options) throws IOException, RocksDBException {
+    RocksDatabase d = new RocksDatabase();
+    try {
+      d.openIn(options);
+      return d;
+    } catch (IOException | RocksDBException | RuntimeException e) {
+      d.close();
+      throw e;
+    }
+  }
+
+  private void openIn(StoreOptions options) throws IOException, RocksDBException {
+    Files.createDirectories(options.dir());
+    LRUCache cache = keep(ManagedNatives.lruCache(options.blockCache().toBytes()));
+    BloomFilter bloom = keep(ManagedNatives.bloomFilter(BLOOM_BITS_PER_KEY));
+    ColumnFamilyOptions cfOptions = keep(ManagedNatives.columnFamilyOptions());
+    cfOptions.setTableFormatConfig(
+        new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(bloom));
+    Statistics stats = keep(ManagedNatives.statistics());
+    DBOptions dbOptions =
+        keep(ManagedNatives.dbOptions())
+            .setCreateIfMissing(true)
+            .setCreateMissingColumnFamilies(true)
+            .setKeepLogFileNum(KEEP_INFO_LOGS)
+            .setStatistics(stats);
+    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+    descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
+    for (ColumnFamily family : ColumnFamily.values()) {
+      descriptors.add(new ColumnFamilyDescriptor(family.nameBytes(), cfOptions));
+    }
+    List<ManagedNative<ColumnFamilyHandle>> handles = new ArrayList<>();
+    db = keep(ManagedNatives.open(dbOptions, options.dir(), descriptors, handles));
+    handles.forEach(natives::addLast); // after the database, so closed before it
+    for (ColumnFamily family : ColumnFamily.values()) {
+      families.put(family, handles.get(family.ordinal() + 1).get());
+    }
+    writeOptions = keep(ManagedNatives.writeOptions()).setSync(options.sync());
+    statistics = stats;
+  }
+
+  private <T extends AbstractNativeReference> T keep(ManagedNative<T> n) {
+    natives.addLast(n);
+    return n.get();
+  }
+
+  RocksDB db() {
+    return db;
+  }
+
+  ColumnFamilyHandle handle(ColumnFamily family) {
+    return families.get(family);
+  }
+
+  /** The options every store write uses: {@code sync} as configured. */
+  WriteOptions writeOptions() {
+    return writeOptions;
+  }
+
+  /** WAL syncs since open (RocksDB's {@code WAL_FILE_SYNCED} ticker). */
+  long walSyncs() {
+    return statistics.getTickerCount(TickerType.WAL_FILE_SYNCED);
+  }
+
+  /** Frees every native object in reverse order of creation; idempotent. */
+  @Override
+  public void close() {
+    families.clear();
+    while (!natives.isEmpty()) {
+      ManagedNative<?> n = natives.pollLast();
+      try {
+        n.close();
+      } catch (RuntimeException e) {
+        LOG.warn("closing {} failed", n, e);
+      }
+    }
+  }
+}

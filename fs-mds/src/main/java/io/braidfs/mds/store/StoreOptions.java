@@ -1,0 +1,69 @@
+package io.braidfs.mds.store;
+
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.config.DataSize;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The tunables of the metadata store, read once from the {@code braid.mds.store.*} keys ({@link
+ * MdsStoreConfigKeys}).
+ *
+ * <p>Thread-safety: immutable.
+ *
+ * @param dir the RocksDB directory
+ * @param sync whether each write syncs the write-ahead log before it returns
+ * @param commitQueue batches the group-commit queue holds before submitters block
+ * @param commitQueueTimeout how long a submitter blocks on a full queue before failing
+ * @param blockCache the shared block cache size
+ */
+public record StoreOptions(
+    Path dir, boolean sync, int commitQueue, Duration commitQueueTimeout, DataSize blockCache) {
+
+  /**
+   * Validates the options.
+   *
+   * @throws IllegalArgumentException if {@code commitQueue < 1}, the timeout is not positive or the
+   *     block cache is empty
+   */
+  public StoreOptions {
+    if (commitQueue < 1) {
+      throw new IllegalArgumentException("commitQueue must be >= 1: " + commitQueue);
+    }
+    if (commitQueueTimeout.isNegative() || commitQueueTimeout.isZero()) {
+      throw new IllegalArgumentException("commitQueueTimeout must be > 0: " + commitQueueTimeout);
+    }
+    if (blockCache.toBytes() <= 0) {
+      throw new IllegalArgumentException("blockCache must be > 0: " + blockCache);
+    }
+  }
+
+  /** The defaults of the {@code braid.mds.store.*} keys. */
+  public static StoreOptions defaults() {
+    return from(BraidConfig.defaults());
+  }
+
+  /**
+   * The options set by the {@code braid.mds.store.*} keys of {@code config}.
+   *
+   * @throws java.nio.file.InvalidPathException if the directory is not a valid path
+   */
+  public static StoreOptions from(BraidConfig config) {
+    return new StoreOptions(
+        Path.of(config.get(MdsStoreConfigKeys.DIR)),
+        config.get(MdsStoreConfigKeys.SYNC),
+        config.get(MdsStoreConfigKeys.COMMIT_QUEUE),
+        config.get(MdsStoreConfigKeys.COMMIT_QUEUE_TIMEOUT),
+        config.get(MdsStoreConfigKeys.BLOCK_CACHE));
+  }
+
+  /** These options with the store in {@code dir}. */
+  public StoreOptions withDir(Path dir) {
+    return new StoreOptions(dir, sync, commitQueue, commitQueueTimeout, blockCache);
+  }
+
+  /** These options with syncing on or off. */
+  public StoreOptions withSync(boolean sync) {
+    return new StoreOptions(dir, sync, commitQueue, commitQueueTimeout, blockCache);
+  }
+}

@@ -1,0 +1,160 @@
+package io.braidfs.mds.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.braidfs.common.config.DataSize;
+import io.braidfs.common.error.Status;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.Status.Code;
+import org.rocksdb.Status.SubCode;
+
+/** The store contract on RocksDB, plus what only a real database can show. */
+class RocksMetadataStoreTest extends AbstractMetadataStoreTest {
+  static StoreOptions options(Path dir) {
+    return new StoreOptions(dir, true, 64, Duration.ofSeconds(5), DataSize.ofMiB(8));
+  }
+
+  @Override
+  protected MetadataStore newStore(Path dir) {
+    return new RocksMetadataStore("mds-test", options(dir));
+  }
+
+  private RocksMetadataStore rocks() {
+    return (RocksMetadataStore) store;
+  }
+
+  @Test
+  void reopeningKeepsTheDataAndTheAppliedIndex() throws IOException {
+    store.apply(
+        StoreBatch.builder()
+            .put(ColumnFamily.INODES, Keys.inode(1), bytes("root"))
+            .put(ColumnFamily.DENTRIES, Keys.dentry(1, "home"), Keys.u64(2))
+            .put(ColumnFamily.DELETIONS, Keys.deletion(1), bytes("chunk 9"))
+            .build(),
+        41);
+    store.apply(
+        StoreBatch.builder().put(ColumnFamily.INODES, Keys.inode(2), bytes("home")).build(), 42);
+    store.close();
+
+    store = newStore(dir);
+    store.start();
+    assertThat(store.appliedIndex()).isEqualTo(42);
+    assertThat(store.get(ColumnFamily.INODES, Keys.inode(1))).isEqualTo(bytes("root"));
+    assertThat(store.get(ColumnFamily.INODES, Keys.inode(2))).isEqualTo(bytes("home"));
+    assertThat(store.get(ColumnFamily.DENTRIES, Keys.dentry(1, "home"))).isEqualTo(Keys.u64(2));
+    assertThat(store.get(ColumnFamily.DELETIONS, Keys.deletion(1))).isEqualTo(bytes("chunk 9"));
+    assertThatThrownBy(() -> store.apply(StoreBatch.empty(), 42))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aFailedWriteLeavesNothingAndStopsFurtherWrites() throws IOException {
+    List<StoreException> reported = new ArrayList<>();
+    store.close();
+    store = new RocksMetadataStore("mds-test", options(dir), reported::add);
+    store.start();
+    store.apply(
+        StoreBatch.builder().put(ColumnFamily.INODES, Keys.inode(1), bytes("a")).build(), 1);
+
+    rocks()
+        .failNextWrite(
+            new RocksDBException(
+                "injected", new org.rocksdb.Status(Code.IOError, SubCode.None, "disk")));
+    StoreBatch create =
+        StoreBatch.builder()
+            .put(ColumnFamily.INODES, Keys.inode(2), bytes("b"))
+            .put(ColumnFamily.DENTRIES, Keys.dentry(1, "b"), Keys.u64(2))
+            .delete(ColumnFamily.INODES, Keys.inode(1))
+            .build();
+    assertThatThrownBy(() -> store.applyAll(List.of(create, create), 2))
+        .isInstanceOfSatisfying(
+            StoreException.class, e -> assertThat(e.status()).isEqualTo(Status.UNAVAILABLE))
+        .hasMessageContaining("journal indexes 2..3")
+        .hasRootCauseMessage("injected");
+    assertThat(reported).hasSize(1);
+    assertThat(store.isWritable()).isFalse();
+    assertThat(store.appliedIndex()).isEqualTo(1);
+    // Nothing of the batch is visible, and reads still work.
+    assertThat(store.get(ColumnFamily.INODES, Keys.inode(1))).isEqualTo(bytes("a"));
+    assertThat(store.get(ColumnFamily.INODES, Keys.inode(2))).isNull();
+    assertThat(store.get(ColumnFamily.DENTRIES, Keys.dentry(1, "b"))).isNull();
+    // Every later write is refused, even a valid one, without telling the listener again.
+    assertUnavailable(() -> store.apply(create, 4));
+    assertThat(reported).hasSize(1);
+    store.close();
+
+    store = newStore(dir);
+    store.start();
+    assertThat(store.appliedIndex()).isEqualTo(1);
+    assertThat(store.get(ColumnFamily.INODES, Keys.inode(2))).isNull();
+    assertThat(store.isWritable()).isTrue();
+  }
+
+  @Test
+  void aCheckpointOpensAsAStoreAtTheSameIndex() throws IOException {
+    StoreBatch.Builder b = StoreBatch.builder();
+    for (int i = 0; i < 1000; i++) {
+      b.put(ColumnFamily.DENTRIES, Keys.dentry(1, "n" + i), Keys.u64(i));
+    }
+    store.apply(b.build(), 7);
+    Path copy = dir.resolve("checkpoint");
+    assertThat(store.checkpoint(copy)).isEqualTo(7);
+    store.apply(
+        StoreBatch.builder().put(ColumnFamily.INODES, Keys.inode(9), bytes("later")).build(), 8);
+    assertThatThrownBy(() -> store.checkpoint(copy)).hasMessageContaining("already exists");
+
+    MetadataStore standby = new RocksMetadataStore("standby", options(copy));
+    standby.start();
+    try {
+      assertThat(standby.appliedIndex()).isEqualTo(7);
+      assertThat(standby.scan(ColumnFamily.DENTRIES, Keys.dentryPrefix(1), null, 5000).size())
+          .isEqualTo(1000);
+      assertThat(standby.get(ColumnFamily.INODES, Keys.inode(9))).isNull();
+    } finally {
+      standby.close();
+    }
+  }
+
+  @Test
+  void aSecondStoreOnTheSameDirectoryFailsToStartAndLeaksNothing() {
+    MetadataStore second = newStore(dir);
+    assertThatThrownBy(second::start).isInstanceOf(IOException.class).hasMessageContaining("lock");
+    assertThat(second.isWritable()).isFalse();
+    second.close();
+  }
+
+  @Test
+  void startCreatesMissingDirectories() throws IOException {
+    Path nested = dir.resolve("a/b/c");
+    MetadataStore other = newStore(nested);
+    other.start();
+    other.close();
+    assertThat(Files.isDirectory(nested)).isTrue();
+  }
+
+  @Test
+  void closeReleasesEveryNative() throws IOException {
+    int before = ManagedNatives.openCount();
+    assertThat(before).as("natives of the open store").isGreaterThan(10);
+    store.snapshot(); // left open on purpose: the store releases it
+    store.close();
+    assertThat(ManagedNatives.leaks()).isEmpty();
+    assertThat(ManagedNatives.openCount()).isZero();
+  }
+
+  @Test
+  void syncedWritesSyncTheWal() throws IOException {
+    long before = rocks().walSyncCount();
+    store.apply(StoreBatch.empty(), 1);
+    assertThat(rocks().walSyncCount()).isGreaterThan(before);
+    assertThat(rocks().writeCount()).isEqualTo(1);
+  }
+}
