@@ -7,14 +7,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The configuration keys of the MDS's view of the data servers (component {@code mds-cluster}):
- * heartbeats and liveness ({@link DataServerRegistry}) and chunk placement ({@link
+ * The configuration keys of the MDS's view of the data servers (component {@code mds}, area {@code
+ * cluster}): heartbeats and liveness ({@link DataServerRegistry}) and chunk placement ({@link
  * ChunkPlacement}). Registered for {@link java.util.ServiceLoader} in {@code META-INF/services}.
- *
- * <p>The component is {@code mds-cluster}, not {@code mds}: a component is declared by exactly one
- * {@link ConfigKeySet}, and {@link io.braidfs.common.config.ConfigKeyRegistry} requires every key
- * of a set to start with {@code braid.<component>.}, so the names are {@code
- * braid.mds.cluster.<name>}.
  *
  * <p>Thread-safety: immutable.
  */
@@ -58,7 +53,7 @@ public final class MdsClusterConfigKeys implements ConfigKeySet {
   /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
   public MdsClusterConfigKeys() {}
 
-  /** Always {@code mds-cluster}. */
+  /** Always {@code mds}; the MDS's other key sets share the component. */
   @Override
   public String component() {
     return "mds";
