@@ -602,16 +602,7 @@ class RpcLoopbackTest {
         java.nio.channels.SocketChannel.open(server.boundAddress());
     closeables.add(raw);
     raw.configureBlocking(false);
-    byte[] hello =
-        io.braidfs.common.testing.RawFrames.request(
-            RpcMethod.HELLO.id(),
-            1,
-            HelloRequest.newBuilder()
-                .setProtocolVersion(1)
-                .setClientId(ByteString.copyFrom(new byte[16]))
-                .build()
-                .toByteArray(),
-            new byte[0]);
+    byte[] hello = io.braidfs.common.testing.RawFrames.hello(1, 1);
     byte[] echo =
         io.braidfs.common.testing.RawFrames.request(
             RpcMethod.PING.id(), 2, new byte[0], new byte[1 << 20]);

@@ -9,7 +9,6 @@ import io.braidfs.common.error.Status;
 import io.braidfs.common.testing.Await;
 import io.braidfs.common.testing.RawFrames;
 import io.braidfs.proto.ErrorInfo;
-import io.braidfs.proto.HelloRequest;
 import io.braidfs.proto.PingRequest;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -70,16 +69,7 @@ class RpcProtocolErrorTest {
   }
 
   private static byte[] hello() {
-    return RawFrames.request(
-        RpcMethod.HELLO.id(),
-        1,
-        HelloRequest.newBuilder()
-            .setProtocolVersion(1)
-            .setClientId(ByteString.copyFrom(new byte[16]))
-            .setUser("mallory")
-            .build()
-            .toByteArray(),
-        new byte[0]);
+    return RawFrames.hello(1, 1);
   }
 
   private static Answer read(DataInputStream in) throws IOException {
@@ -198,16 +188,7 @@ class RpcProtocolErrorTest {
 
   @Test
   void aHelloWithAnOlderProtocolVersionIsRefused() throws IOException {
-    byte[] hello =
-        RawFrames.request(
-            RpcMethod.HELLO.id(),
-            48,
-            HelloRequest.newBuilder()
-                .setProtocolVersion(0)
-                .setClientId(ByteString.copyFrom(new byte[16]))
-                .build()
-                .toByteArray(),
-            new byte[0]);
+    byte[] hello = RawFrames.hello(48, 0);
     try (Socket s = connect()) {
       s.getOutputStream().write(hello);
       DataInputStream in = new DataInputStream(s.getInputStream());
@@ -240,16 +221,7 @@ class RpcProtocolErrorTest {
 
   @Test
   void aHelloFromANewerClientIsAnsweredWithTheVersionBothSpeak() throws IOException {
-    byte[] hello =
-        RawFrames.request(
-            RpcMethod.HELLO.id(),
-            52,
-            HelloRequest.newBuilder()
-                .setProtocolVersion(9)
-                .setClientId(ByteString.copyFrom(new byte[16]))
-                .build()
-                .toByteArray(),
-            new byte[0]);
+    byte[] hello = RawFrames.hello(52, 9);
     try (Socket s = connect()) {
       s.getOutputStream().write(hello);
       DataInputStream in = new DataInputStream(s.getInputStream());

@@ -36,6 +36,18 @@ public final class RawFrames {
     return frame(MAGIC, 1, 0, methodId, 0, callId, 0, message, payload);
   }
 
+  /** A Hello request (method 1) speaking {@code protocolVersion}, with an all-zero client id. */
+  public static byte[] hello(long callId, int protocolVersion) {
+    byte[] message =
+        io.braidfs.proto.HelloRequest.newBuilder()
+            .setProtocolVersion(protocolVersion)
+            .setClientId(com.google.protobuf.ByteString.copyFrom(new byte[16]))
+            .setUser("mallory")
+            .build()
+            .toByteArray();
+    return request(1, callId, message, new byte[0]);
+  }
+
   /** Only the 28-byte header, claiming the given lengths, followed by room for the body. */
   public static ByteBuffer header(
       int magic,
