@@ -188,6 +188,8 @@ public final class DataServerRegistry {
    *
    * @return the server as registered; its {@link DataServer#id()} is the id to send back
    * @throws IllegalStateException if a new id is needed and all 2^32 - 1 have been assigned
+   * @throws IllegalArgumentException if the requested id belongs to another live server (other
+   *     address and other storage ids, as after cloning a disk image)
    * @throws NullPointerException if {@code registration} is null
    */
   public DataServer register(Registration registration) {
@@ -360,6 +362,26 @@ public final class DataServerRegistry {
 
   private int resolveId(Registration r) {
     if (r.requestedId() != 0) {
+      Entry holder = servers.get(r.requestedId());
+      if (holder != null
+          && isLive(holder, clock.nanoTime())
+          && !sameAddress(holder, r.host(), r.port())
+          && !storageIds(holder.dataDirs).equals(storageIds(r.dataDirs()))) {
+        // Two live servers claiming one id (a cloned disk image): refuse the newcomer rather
+        // than let it silently take over the other's replicas.
+        throw new IllegalArgumentException(
+            "data server id "
+                + Integer.toUnsignedString(r.requestedId())
+                + " is held by live server "
+                + holder.host
+                + ":"
+                + holder.port
+                + " with other storage; "
+                + r.host()
+                + ":"
+                + r.port()
+                + " must not reuse it");
+      }
       long requested = Integer.toUnsignedLong(r.requestedId());
       if (requested >= nextId) {
         // Adopted: a server that kept its id across an MDS restart. Never hand it out again.

@@ -323,7 +323,9 @@ public final class RocksMetadataStore implements MetadataStore {
       d.db().write(d.writeOptions(), wb);
       writes.incrementAndGet();
       return null;
-    } catch (RocksDBException e) {
+    } catch (RocksDBException | RuntimeException e) {
+      // Any failure here, not only RocksDB's own, leaves the store refusing writes, so the MDS
+      // stops rather than acknowledging on top of an unknown state.
       return new StoreException(
           Status.UNAVAILABLE,
           id + ": write of journal indexes " + firstIndex + ".." + lastIndex + " failed: " + e,

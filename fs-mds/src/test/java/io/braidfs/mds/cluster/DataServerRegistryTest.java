@@ -43,6 +43,18 @@ class DataServerRegistryTest {
   // ---- ids ----------------------------------------------------------------------------------
 
   @Test
+  void aLiveServersIdCannotBeClaimedByAnotherServer() {
+    int id = registry.register(registration(0, "h1", 9000, "s-a")).id();
+    assertThatThrownBy(() -> registry.register(registration(id, "h2", 9000, "s-clone")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("held by live server h1:9000");
+    assertThat(registry.servers()).singleElement().extracting(DataServer::host).isEqualTo("h1");
+    // Once the holder is dead, the id may move (a server rebuilt on new hardware).
+    clock.advance(DEAD);
+    assertThat(registry.register(registration(id, "h2", 9000, "s-new")).host()).isEqualTo("h2");
+  }
+
+  @Test
   void assignsIdsFromOneInRegistrationOrder() {
     DataServer a = registry.register(registration(0, "h1", 9000, "s-a"));
     DataServer b = registry.register(registration(0, "h2", 9000, "s-b"));
