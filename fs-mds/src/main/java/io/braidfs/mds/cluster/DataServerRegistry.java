@@ -6,6 +6,7 @@ import io.braidfs.mds.cluster.DataServer.DataDir;
 import io.braidfs.mds.cluster.DataServer.Usage;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -188,8 +189,8 @@ public final class DataServerRegistry {
    *
    * @return the server as registered; its {@link DataServer#id()} is the id to send back
    * @throws IllegalStateException if a new id is needed and all 2^32 - 1 have been assigned
-   * @throws IllegalArgumentException if the requested id belongs to another live server (other
-   *     address and other storage ids, as after cloning a disk image)
+   * @throws IllegalArgumentException if the requested id belongs to another live server (another
+   *     address and none of its storage ids)
    * @throws NullPointerException if {@code registration} is null
    */
   public DataServer register(Registration registration) {
@@ -366,9 +367,10 @@ public final class DataServerRegistry {
       if (holder != null
           && isLive(holder, clock.nanoTime())
           && !sameAddress(holder, r.host(), r.port())
-          && !storageIds(holder.dataDirs).equals(storageIds(r.dataDirs()))) {
-        // Two live servers claiming one id (a cloned disk image): refuse the newcomer rather
-        // than let it silently take over the other's replicas.
+          && Collections.disjoint(storageIds(holder.dataDirs), storageIds(r.dataDirs()))) {
+        // Another machine (other address, none of the holder's disks) claims a live server's id:
+        // refuse it rather than let it silently take over the other's replicas. A server that
+        // kept one of its disks is the same server restarted, perhaps on another port.
         throw new IllegalArgumentException(
             "data server id "
                 + Integer.toUnsignedString(r.requestedId())
