@@ -5,6 +5,7 @@ import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusException;
 import io.braidfs.common.lifecycle.LifeCycle;
 import io.braidfs.common.lifecycle.Service;
+import io.braidfs.proto.PingRequest;
 import io.braidfs.proto.PingResponse;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -201,6 +202,12 @@ public final class RpcServer implements Service {
    * answers, then closes every connection and stops the event loops. Requests that were read but
    * never started are answered UNAVAILABLE.
    */
+  /** The built-in Ping: echoes the message's bytes and the payload, on the event loop. */
+  private static void echo(ServerCall<PingRequest, PingResponse> call) {
+    call.reply(
+        PingResponse.newBuilder().setEcho(call.request().getEcho()).build(), call.takePayload());
+  }
+
   @Override
   public void close() {
     if (!lifeCycle.closeTransition()) {
@@ -262,10 +269,6 @@ public final class RpcServer implements Service {
         throw new IllegalArgumentException("server id must not be empty");
       }
       this.id = id;
-      handle(
-          RpcMethod.PING,
-          call -> call.reply(PingResponse.newBuilder().setEcho(call.request().getEcho()).build()),
-          null);
     }
 
     /** Where to listen; defaults to 127.0.0.1 with a port the system picks. */
@@ -290,14 +293,17 @@ public final class RpcServer implements Service {
       if (method == RpcMethod.HELLO) {
         throw new IllegalArgumentException("Hello is served by the RPC runtime itself");
       }
-      if (registrations.containsKey(method.id()) && method != RpcMethod.PING) {
+      if (registrations.containsKey(method.id())) {
         throw new IllegalArgumentException(method + " already has a handler");
       }
       registrations.put(method.id(), new Registration<>(method, handler, executor));
       return this;
     }
 
+    /** The server; Ping echoes its message and payload unless a handler was registered for it. */
     public RpcServer build() {
+      registrations.putIfAbsent(
+          RpcMethod.PING.id(), new Registration<>(RpcMethod.PING, RpcServer::echo, null));
       return new RpcServer(this);
     }
   }
