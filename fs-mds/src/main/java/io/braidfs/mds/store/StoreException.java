@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
  * A store operation that did not happen, with the {@link Status} the MDS answers for it: {@code
  * BUSY} when the commit queue stayed full (retry later), {@code UNAVAILABLE} when the store is
  * closed or has stopped accepting writes after a failed write (retry against a restarted or another
- * MDS; a write that failed may still have reached the disk, and the retry cache settles it), and
- * {@code CANCELLED} when the caller was interrupted.
+ * MDS; a write that failed may still have reached the disk, and the retry cache settles it), {@code
+ * CANCELLED} when the caller was interrupted, and {@code INTERNAL} when a stored value does not
+ * decode ({@link Records}): corrupt metadata, on which the MDS must stop.
  *
  * <p>Thread-safety: immutable.
  */
