@@ -126,6 +126,7 @@ class RecordsTest {
         .setStatusCode(Status.LEASE_CONFLICT.code())
         .setResponse(ByteString.copyFrom(new byte[] {0, 1, 2, (byte) 0xFF}))
         .setExpiryMs(1_700_000_600_000L)
+        .setMethodId(104)
         .build();
   }
 
