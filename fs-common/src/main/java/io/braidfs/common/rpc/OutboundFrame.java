@@ -77,7 +77,7 @@ public final class OutboundFrame {
   }
 
   private static Object checkPayload(Object payload) {
-    if (payload != null && !(payload instanceof ByteBuf) && !(payload instanceof FileRegion)) {
+    if (payload != null && lengthOf(payload) < 0) {
       ReferenceCountUtil.release(payload);
       throw new IllegalArgumentException("payload must be a ByteBuf or FileRegion: " + payload);
     }
@@ -94,13 +94,21 @@ public final class OutboundFrame {
 
   /** The payload's length in bytes; 0 when there is none. */
   long payloadLength() {
+    return payload == null ? 0 : lengthOf(payload);
+  }
+
+  /**
+   * The bytes a payload will send, or -1 if it is neither a {@link ByteBuf} nor a {@link
+   * FileRegion}. The one place payload types are told apart.
+   */
+  static long lengthOf(Object payload) {
     if (payload instanceof ByteBuf b) {
       return b.readableBytes();
     }
     if (payload instanceof FileRegion r) {
       return r.count() - r.transferred();
     }
-    return 0;
+    return -1;
   }
 
   public long callId() {

@@ -7,7 +7,6 @@ import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.proto.HelloRequest;
 import io.braidfs.proto.HelloResponse;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -15,7 +14,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.FileRegion;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.concurrent.FastThreadLocalThread;
@@ -181,12 +179,8 @@ public final class RpcConnection {
     if (!method.requestPayload()) {
       return method + " takes no payload";
     }
-    long length;
-    if (payload instanceof ByteBuf b) {
-      length = b.readableBytes();
-    } else if (payload instanceof FileRegion r) {
-      length = r.count() - r.transferred();
-    } else {
+    long length = OutboundFrame.lengthOf(payload);
+    if (length < 0) {
       return method
           + " payload must be a ByteBuf or FileRegion, not "
           + payload.getClass().getName();
