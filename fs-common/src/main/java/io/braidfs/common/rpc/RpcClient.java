@@ -200,7 +200,7 @@ public final class RpcClient implements Service {
       }
     }
     try {
-      // No bound needed: every call carries a deadline timer that fails it.
+      // No bound needed: the connection fails every call at its deadline (sweep or timer).
       return future.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -243,7 +243,7 @@ public final class RpcConnection {
     out.open();
   }
 
-  /** On the event loop: registers the call in flight and starts its deadline timer. */
+  /** On the event loop: registers the call in flight, where the deadline sweep will see it. */
   private Object beforeWrite(Object item) {
     PendingCall<?, ?> call = (PendingCall<?, ?>) item;
     if (call.isFinished()) {
