@@ -1,0 +1,48 @@
+package io.braidfs.mds.journal;
+
+import io.braidfs.common.lifecycle.Service;
+import io.braidfs.mds.store.StoreBatch;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The MDS's write-ahead journal: the ordered, durable sequence of mutations (ARCHITECTURE section
+ * 4). Each record is a {@link JournalRecord}: the writes of one mutation with every decision
+ * already made (inode ids, timestamps, placements), so applying it needs nothing but the record and
+ * replaying the journal twice gives byte-identical stores.
+ *
+ * <p>{@link #append} applies the record to the metadata store at once (later reads see it), and
+ * completes its future only when the record is durable: concurrent appends share one sync (group
+ * commit). The single-MDS implementation, {@link WalJournal}, is the RocksDB WAL itself; a
+ * replicated journal (BookKeeper) implements the same contract later.
+ *
+ * <p>Thread-safety: {@link #append} is called by one thread at a time (the namespace's mutation
+ * thread), which fixes the journal order; everything else is thread-safe. Futures complete on the
+ * journal's sync thread: chained actions must not block.
+ */
+public interface Journal extends Service {
+  /**
+   * Appends {@code batch} as the next record and applies it to the store; later reads see it.
+   *
+   * @param operation the mutation's name for logs and tools ("create /a/b")
+   * @return a future completed with the record's index once it is durable, or failed with a {@link
+   *     io.braidfs.mds.store.StoreException} if it cannot be made durable (the journal then refuses
+   *     further appends and the MDS must stop)
+   * @throws IOException if the journal is closed or has failed; nothing was applied
+   */
+  CompletableFuture<Long> append(String operation, StoreBatch batch) throws IOException;
+
+  /** A future completed once every record appended before this call is durable. */
+  CompletableFuture<Long> barrier();
+
+  /** The index of the last appended record, 0 if none. */
+  long lastIndex();
+
+  /**
+   * Up to {@code limit} records from index {@code fromIndex} on, in order (replay, standbys).
+   *
+   * @throws IOException if the records before {@code fromIndex + limit} were trimmed or unreadable
+   */
+  List<JournalRecord> read(long fromIndex, int limit) throws IOException;
+}
