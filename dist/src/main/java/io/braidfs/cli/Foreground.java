@@ -28,11 +28,18 @@ final class Foreground {
    * for {@code stop}, then closes the service. The service is closed on every path.
    *
    * @param what the command's name for messages, such as {@code braid mds}
+   * @param where what a failed start names besides its cause, such as {@code address 0.0.0.0:7400,
+   *     store /data/mds}
    * @return {@link Braid#EXIT_OK} after a requested stop, {@link Braid#EXIT_FAILURE} if the service
    *     did not start or the wait was interrupted
    */
   static <S extends Service> int run(
-      CommandLine cmd, String what, S service, Function<S, String> readyLine, StopSignal stop) {
+      CommandLine cmd,
+      String what,
+      String where,
+      S service,
+      Function<S, String> readyLine,
+      StopSignal stop) {
     PrintWriter out = cmd.getOut();
     PrintWriter err = cmd.getErr();
     try (service) {
@@ -40,7 +47,7 @@ final class Foreground {
         service.start();
       } catch (IOException | RuntimeException e) {
         LOG.debug("{}: start failed", what, e);
-        err.println(what + ": failed to start: " + Errors.describe(e));
+        err.println(what + ": failed to start (" + where + "): " + Errors.describe(e));
         err.flush();
         return Braid.EXIT_FAILURE;
       }

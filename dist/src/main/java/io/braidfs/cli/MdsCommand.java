@@ -68,6 +68,7 @@ final class MdsCommand implements Callable<Integer> {
     return Foreground.run(
         s.commandLine(),
         s.qualifiedName(),
+        "address " + cfg.get(MdsConfigKeys.ADDRESS) + ", store " + store,
         new MdsServer(cfg),
         mds ->
             s.qualifiedName()

@@ -139,7 +139,9 @@ class MdsCommandTest {
         assertThat(mds.out.toString()).isEmpty();
         List<String> err = mds.err.toString().lines().toList();
         assertThat(err).hasSize(1);
-        assertThat(err.get(0)).startsWith("braid mds: failed to start: ").contains("in use");
+        assertThat(err.get(0))
+            .startsWith("braid mds: failed to start (address " + address + ", store ")
+            .contains("Address already in use");
       }
     }
   }
@@ -155,8 +157,8 @@ class MdsCommandTest {
         List<String> err = second.err.toString().lines().toList();
         assertThat(err).hasSize(1);
         assertThat(err.get(0))
-            .startsWith("braid mds: failed to start: ")
-            .containsIgnoringCase("lock");
+            .startsWith("braid mds: failed to start (address 127.0.0.1:0, store " + store + "): ")
+            .contains("LOCK");
       }
       assertThat(first.stop.isRequested()).isFalse();
     }
