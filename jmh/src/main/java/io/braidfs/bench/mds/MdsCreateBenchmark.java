@@ -26,8 +26,9 @@ import org.openjdk.jmh.annotations.Threads;
  * /c<i>}); with {@code dirs=shared} all create in {@code /shared}.
  *
  * <p>Run: {@code java -jar jmh/target/benchmarks.jar MdsCreateBenchmark -f 3 -rf json -rff
- * mds-create.json} (the store goes under {@code -Dbraid.bench.dir}, default java.io.tmpdir; pass it
- * with {@code -jvmArgsAppend}).
+ * mds-create.json -jvmArgsPrepend -Dbraid.bench.dir=DIR} (the store goes under {@code DIR}, default
+ * java.io.tmpdir; use {@code -jvmArgsPrepend}, since {@code -jvmArgsAppend} would replace the heap
+ * and GC flags of {@link AbstractBenchmark}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -43,15 +44,22 @@ public class MdsCreateBenchmark extends AbstractBenchmark {
 
   private MdsFixture mds;
   private final AtomicInteger callers = new AtomicInteger();
+  private MdsFixture.Window window;
+  private long pipelined;
 
   @Setup(Level.Trial)
   public void start() throws IOException {
     mds = MdsFixture.start(spinWait);
     mds.mkdir("/shared");
+    for (int i = 0; i < MdsFixture.Window.SIZE; i++) {
+      mds.mkdir("/p" + i);
+    }
+    window = new MdsFixture.Window();
   }
 
   @TearDown(Level.Trial)
-  public void stop() {
+  public void stop() throws IOException {
+    window.drain();
     mds.close();
   }
 
@@ -92,5 +100,21 @@ public class MdsCreateBenchmark extends AbstractBenchmark {
   @Threads(16)
   public CreateResponse create16(Caller c) throws IOException {
     return create(c);
+  }
+
+  /**
+   * Not a target figure but a diagnostic: one thread keeps 16 creates in flight with asynchronous
+   * calls (to {@code /p<n mod 16>} or {@code /shared}), so the server sees 16 concurrent requests
+   * without 16 client threads to wake up; the difference to {@link #create16} is the cost of
+   * blocking callers on this machine.
+   */
+  @Benchmark
+  @Threads(1)
+  public void create16Async() throws IOException {
+    long n = pipelined++;
+    String path =
+        dirs.equals("shared") ? "/shared/a" + n : "/p" + (n % MdsFixture.Window.SIZE) + "/a" + n;
+    window.issue(
+        () -> mds.client().call(mds.address(), RpcMethod.CREATE, MdsFixture.createRequest(path)));
   }
 }

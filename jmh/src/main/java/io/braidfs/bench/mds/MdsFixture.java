@@ -1,5 +1,6 @@
 package io.braidfs.bench.mds;
 
+import com.google.protobuf.Message;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcConfigKeys;
@@ -29,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
@@ -170,6 +172,58 @@ final class MdsFixture implements AutoCloseable {
     }
     if (failure.get() != null) {
       throw new IOException("a create failed while setting up", failure.get());
+    }
+  }
+
+  /**
+   * At most {@value #SIZE} asynchronous calls in flight: {@link #issue} waits for a free slot, and
+   * the call's completion (on the client's event loop) frees it. The first failure is kept and
+   * thrown by the next {@link #issue} or by {@link #drain}.
+   *
+   * <p>Thread-safety: thread-safe.
+   */
+  static final class Window {
+    static final int SIZE = 16;
+
+    private final Semaphore slots = new Semaphore(SIZE);
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+    /** Waits for a slot, then issues the call {@code call} makes and tracks it. */
+    <R extends Message> void issue(Supplier<CompletableFuture<RpcResponse<R>>> call)
+        throws IOException {
+      slots.acquireUninterruptibly();
+      call.get()
+          .whenComplete(
+              (r, e) -> {
+                if (e != null) {
+                  failure.compareAndSet(null, e);
+                } else {
+                  r.close();
+                }
+                slots.release();
+              });
+      check();
+    }
+
+    /** Waits (at most 30 s) for every call in flight to end. */
+    void drain() throws IOException {
+      try {
+        if (!slots.tryAcquire(SIZE, 30, TimeUnit.SECONDS)) {
+          throw new IOException("calls still in flight after 30 s");
+        }
+        slots.release(SIZE);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while draining", e);
+      }
+      check();
+    }
+
+    private void check() throws IOException {
+      Throwable t = failure.get();
+      if (t != null) {
+        throw new IOException("an asynchronous call failed", t);
+      }
     }
   }
 
