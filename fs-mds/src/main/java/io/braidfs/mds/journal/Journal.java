@@ -14,7 +14,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>{@link #append} applies the record to the metadata store at once (later reads see it), and
  * completes its future only when the record is durable: concurrent appends share one sync (group
- * commit). The single-MDS implementation, {@link WalJournal}, is the RocksDB WAL itself; a
+ * commit). So a read may see a mutation before it is acknowledged, as on the HDFS NameNode, and a
+ * crash may lose such a mutation (with every later one); nothing is acknowledged before it is
+ * durable. The single-MDS implementation, {@link WalJournal}, is the RocksDB WAL itself; a
  * replicated journal (BookKeeper) implements the same contract later.
  *
  * <p>Thread-safety: {@link #append} is called by one thread at a time (the namespace's mutation

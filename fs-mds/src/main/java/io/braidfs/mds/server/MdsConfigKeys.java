@@ -39,8 +39,15 @@ public final class MdsConfigKeys implements ConfigKeySet {
           Duration.ofDays(1),
           "How long the outcome of a mutation is kept for a retry with the same call id.");
 
+  public static final ConfigKey<Boolean> AUDIT =
+      ConfigKey.bool(
+          "braid.mds.audit",
+          true,
+          "Log one line per mutation and open on the logger braid.audit (route it in the logging"
+              + " configuration).");
+
   private static final List<ConfigKey<?>> KEYS =
-      List.of(ADDRESS, ID, READ_THREADS, RETRY_CACHE_TTL);
+      List.of(ADDRESS, ID, READ_THREADS, RETRY_CACHE_TTL, AUDIT);
 
   /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
   public MdsConfigKeys() {}

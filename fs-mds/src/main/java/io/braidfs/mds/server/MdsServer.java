@@ -1,9 +1,40 @@
 package io.braidfs.mds.server;
 
+import io.braidfs.common.clock.Clock;
 import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.lifecycle.LifeCycle;
 import io.braidfs.common.lifecycle.Service;
+import io.braidfs.common.rpc.RpcOptions;
+import io.braidfs.common.rpc.RpcServer;
+import io.braidfs.mds.cluster.ChunkPlacement;
+import io.braidfs.mds.cluster.DataServer;
+import io.braidfs.mds.cluster.DataServerRegistry;
+import io.braidfs.mds.journal.WalJournal;
+import io.braidfs.mds.lease.Lease;
+import io.braidfs.mds.lease.LeaseManager;
+import io.braidfs.mds.namespace.ClusterOps;
+import io.braidfs.mds.namespace.FileWrites;
+import io.braidfs.mds.namespace.Mutation;
+import io.braidfs.mds.namespace.Namespace;
+import io.braidfs.mds.namespace.NamespaceReads;
+import io.braidfs.mds.namespace.NamespaceWrites;
+import io.braidfs.mds.store.RocksMetadataStore;
+import io.braidfs.mds.store.StoreOptions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One metadata server: the namespace store, its journal, and the RPC endpoint serving
@@ -16,26 +47,285 @@ import java.net.InetSocketAddress;
  * }
  * }</pre>
  *
+ * <p>Threads: Netty event loops decode and answer; read-only operations run on {@code
+ * braid-<id>-read-N}; every mutation runs on the one {@code braid-<id>-namespace} thread, which
+ * fixes the journal order; {@code braid-<id>-monitor} expires leases and dead data servers and
+ * sweeps the retry cache (its work, too, runs on the namespace thread).
+ *
  * <p>Thread-safety: thread-safe.
  */
 public final class MdsServer implements Service {
+  private static final Logger LOG = LoggerFactory.getLogger(MdsServer.class);
+
   private final BraidConfig config;
+  private final Clock clock;
+  private final String id;
+  private final LifeCycle lifeCycle;
+  private final MdsMetrics metrics = new MdsMetrics();
+
+  private @Nullable RocksMetadataStore store;
+  private @Nullable WalJournal journal;
+  private @Nullable ExecutorService mutationThread;
+  private @Nullable ExecutorService readPool;
+  private @Nullable ScheduledExecutorService monitor;
+  private @Nullable RpcServer rpc;
+  private @Nullable Namespace namespace;
+  private byte @Nullable [] retrySweepCursor;
 
   /** A server configured by {@code config} (braid.mds.*); nothing runs until {@link #start()}. */
   public MdsServer(BraidConfig config) {
+    this(config, Clock.system());
+  }
+
+  /** A server with an explicit clock (tests). */
+  public MdsServer(BraidConfig config, Clock clock) {
     this.config = config;
+    this.clock = clock;
+    this.id = config.get(MdsConfigKeys.ID);
+    this.lifeCycle = new LifeCycle(id);
   }
 
   @Override
   public void start() throws IOException {
-    throw new IOException("not yet built: " + config.get(MdsConfigKeys.ADDRESS));
+    lifeCycle.startTransition();
+    try {
+      startServices();
+      lifeCycle.running();
+    } catch (IOException | RuntimeException e) {
+      lifeCycle.failed();
+      close();
+      throw e;
+    }
+  }
+
+  private void startServices() throws IOException {
+    RocksMetadataStore s =
+        new RocksMetadataStore(id, StoreOptions.from(config), failure -> stopAfterFailure());
+    store = s;
+    s.start();
+    WalJournal j = new WalJournal(id, s, config, clock);
+    journal = j;
+    j.start();
+    DataServerRegistry registry = new DataServerRegistry(config, clock);
+    ChunkPlacement placement = new ChunkPlacement(registry, config, new SecureRandom());
+    LeaseManager leases = LeaseManager.from(config, clock);
+    Namespace ns = new Namespace(id, s, config, clock, leases, registry, placement);
+    namespace = ns;
+    if (!ns.isFormatted()) {
+      Mutation format = ns.format();
+      await(j.append("format", format.batch()));
+      LOG.info("{}: formatted a new namespace in {}", id, StoreOptions.from(config).dir());
+    }
+    ns.load();
+
+    mutationThread =
+        new ThreadPoolExecutor(
+            1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), named("namespace", false));
+    int readers = config.get(MdsConfigKeys.READ_THREADS);
+    readPool = Executors.newFixedThreadPool(readers, named("read", true));
+    Audit audit = new Audit(config.get(MdsConfigKeys.AUDIT));
+    MutationRunner runner =
+        new MutationRunner(
+            ns,
+            s,
+            j,
+            mutationThread,
+            audit,
+            metrics,
+            config.get(MdsConfigKeys.RETRY_CACHE_TTL).toMillis(),
+            clock);
+    NamespaceReads reads = new NamespaceReads(ns);
+    NamespaceWrites writes = new NamespaceWrites(ns);
+    FileWrites files = new FileWrites(ns, writes, reads);
+    RpcOptions rpcOptions = RpcOptions.from(config);
+    RpcServer.Builder b =
+        RpcServer.builder(id)
+            .bind(parseAddress(config.get(MdsConfigKeys.ADDRESS)))
+            .options(rpcOptions);
+    new MetadataHandlers(reads, writes, files, runner, audit, rpcOptions)
+        .register(b, readPool, mutationThread);
+    new ClusterHandlers(ns, new ClusterOps(ns), j).register(b, readPool, mutationThread);
+    RpcServer server = b.build();
+    rpc = server;
+    server.start();
+
+    ScheduledExecutorService mon =
+        Executors.newSingleThreadScheduledExecutor(named("monitor", true).single());
+    monitor = mon;
+    long period = Math.max(100, registry.heartbeatInterval().toMillis() / 2);
+    mon.scheduleWithFixedDelay(
+        () -> mutationThread.execute(() -> housekeeping(ns, registry, leases, runner)),
+        period,
+        period,
+        TimeUnit.MILLISECONDS);
+    LOG.info("{}: serving on {}", id, server.boundAddress());
+  }
+
+  /** Dead data servers, expired leases, the retry cache; runs on the namespace thread. */
+  private void housekeeping(
+      Namespace ns, DataServerRegistry registry, LeaseManager leases, MutationRunner runner) {
+    try {
+      for (DataServer dead : registry.expireDeadServers()) {
+        LOG.warn("{}: data server {} missed its heartbeats; marked dead", id, dead);
+      }
+      for (Lease expired : leases.expired()) {
+        LOG.info(
+            "{}: lease of inode {} held by {} expired; recovering",
+            id,
+            expired.fileId(),
+            expired.holderName());
+        Mutation m = ns.newMutation();
+        ns.closeAbandoned(m, expired.fileId());
+        WalJournal j = journal;
+        if (!m.isEmpty() && j != null) {
+          j.append("recover inode " + expired.fileId(), m.batch());
+        }
+        m.applied();
+      }
+      retrySweepCursor = runner.sweepRetryCache(retrySweepCursor, 4096);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("{}: housekeeping failed: {}", id, e.toString());
+    }
+  }
+
+  private static <T> T await(java.util.concurrent.CompletableFuture<T> f) throws IOException {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted");
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw StatusExceptions.toIOException(Status.UNAVAILABLE, "journal: " + e.getCause());
+    }
+  }
+
+  private void stopAfterFailure() {
+    LOG.error("{}: the metadata store failed; the MDS stops serving", id);
+    Thread t = new Thread(this::close, "braid-" + id + "-stop");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  static InetSocketAddress parseAddress(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    if (colon <= 0) {
+      throw new IllegalArgumentException(
+          MdsConfigKeys.ADDRESS.name() + " must be host:port, got '" + hostPort + "'");
+    }
+    String host = hostPort.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port;
+    try {
+      port = Integer.parseInt(hostPort.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          MdsConfigKeys.ADDRESS.name() + ": bad port in '" + hostPort + "'");
+    }
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException(
+          MdsConfigKeys.ADDRESS.name() + ": port out of range in '" + hostPort + "'");
+    }
+    return new InetSocketAddress(host, port);
+  }
+
+  private NamedFactory named(String role, boolean daemon) {
+    return new NamedFactory("braid-" + id + "-" + role, daemon);
+  }
+
+  /** Names threads {@code braid-<id>-<role>[-N]}. */
+  private static final class NamedFactory implements java.util.concurrent.ThreadFactory {
+    private final String prefix;
+    private final boolean daemon;
+    private final AtomicInteger n = new AtomicInteger();
+    private boolean single;
+
+    NamedFactory(String prefix, boolean daemon) {
+      this.prefix = prefix;
+      this.daemon = daemon;
+    }
+
+    NamedFactory single() {
+      single = true;
+      return this;
+    }
+
+    @Override
+    public Thread newThread(Runnable r) {
+      Thread t = new Thread(r, single ? prefix : prefix + "-" + n.incrementAndGet());
+      t.setDaemon(daemon);
+      return t;
+    }
   }
 
   /** The address the server listens on (with the real port when configured with port 0). */
   public InetSocketAddress address() {
-    throw new IllegalStateException("not started");
+    RpcServer server = rpc;
+    if (server == null) {
+      throw new IllegalStateException(id + ": not started");
+    }
+    return server.boundAddress();
+  }
+
+  /** The operation counters. */
+  public MdsMetrics metrics() {
+    return metrics;
+  }
+
+  /** The namespace, for tests and tools in this process. */
+  public Namespace namespace() {
+    Namespace ns = namespace;
+    if (ns == null) {
+      throw new IllegalStateException(id + ": not started");
+    }
+    return ns;
   }
 
   @Override
-  public void close() {}
+  public void close() {
+    if (!lifeCycle.closeTransition()) {
+      return;
+    }
+    ScheduledExecutorService mon = monitor;
+    if (mon != null) {
+      mon.shutdownNow();
+    }
+    RpcServer server = rpc;
+    if (server != null) {
+      server.close();
+    }
+    shutdown(readPool);
+    shutdown(mutationThread);
+    WalJournal j = journal;
+    if (j != null) {
+      j.close();
+    }
+    RocksMetadataStore s = store;
+    if (s != null) {
+      s.close();
+    }
+    lifeCycle.closed();
+  }
+
+  private void shutdown(@Nullable ExecutorService e) {
+    if (e == null) {
+      return;
+    }
+    e.shutdown();
+    try {
+      if (!e.awaitTermination(10, TimeUnit.SECONDS)) {
+        LOG.warn("{}: executor did not stop within 10 s", id);
+        e.shutdownNow();
+      }
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      e.shutdownNow();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "MdsServer[" + id + "]";
+  }
 }

@@ -24,6 +24,7 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>retry</td><td>{@code clientId:16 bytes || callId:u64}</td>
  *       <td>by client, then call id</td></tr>
  *   <tr><td>deletions</td><td>{@code sequence:u64}</td><td>queue order</td></tr>
+ *   <tr><td>journal</td><td>{@code index:u64}</td><td>journal order</td></tr>
  *   <tr><td>meta</td><td>{@code name:UTF-8}</td><td>by name</td></tr>
  * </table>
  *
@@ -216,11 +217,26 @@ public final class Keys {
     return readU64(key, ClientId.LENGTH);
   }
 
-  // ---- deletion queue and meta ----------------------------------------------------------------
+  // ---- deletion queue, journal and meta ---------------------------------------------------------
 
   /** The {@link ColumnFamily#DELETIONS} key of queue position {@code sequence} (unsigned). */
   public static byte[] deletion(long sequence) {
     return u64(sequence);
+  }
+
+  /** The {@link ColumnFamily#JOURNAL} key of journal record {@code index} (unsigned). */
+  public static byte[] journal(long index) {
+    return u64(index);
+  }
+
+  /**
+   * The journal index in a {@link ColumnFamily#JOURNAL} key.
+   *
+   * @throws IllegalArgumentException if {@code key} is not 8 bytes long
+   */
+  public static long journalIndex(byte[] key) {
+    checkLength(key, U64_BYTES, "journal key");
+    return readU64(key, 0);
   }
 
   /**

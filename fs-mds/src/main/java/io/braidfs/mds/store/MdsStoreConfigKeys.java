@@ -3,12 +3,11 @@ package io.braidfs.mds.store;
 import io.braidfs.common.config.ConfigKey;
 import io.braidfs.common.config.ConfigKeySet;
 import io.braidfs.common.config.DataSize;
-import java.time.Duration;
 import java.util.List;
 
 /**
  * The configuration keys of the metadata store (component {@code mds}, area {@code store}): where
- * the RocksDB lives, whether an acknowledged write is durable, and the group-commit queue. {@link
+ * the RocksDB lives, whether an acknowledged mutation is durable, and the block cache. {@link
  * StoreOptions#from} reads them. Registered for {@link java.util.ServiceLoader} in {@code
  * META-INF/services}, and listed in {@code docs/configuration.md}.
  *
@@ -25,24 +24,9 @@ public final class MdsStoreConfigKeys implements ConfigKeySet {
       ConfigKey.bool(
           "braid.mds.store.sync",
           true,
-          "Sync the write-ahead log before acknowledging a mutation; false risks losing"
-              + " acknowledged mutations if the machine (not just the process) crashes.");
-
-  public static final ConfigKey<Integer> COMMIT_QUEUE =
-      ConfigKey.integer(
-          "braid.mds.store.commit-queue",
-          4096,
-          1,
-          1 << 20,
-          "Mutations waiting for the group-commit writer before submitters block.");
-
-  public static final ConfigKey<Duration> COMMIT_QUEUE_TIMEOUT =
-      ConfigKey.duration(
-          "braid.mds.store.commit-queue-timeout",
-          Duration.ofSeconds(10),
-          Duration.ofMillis(1),
-          Duration.ofHours(1),
-          "How long a mutation waits for room in a full commit queue before it fails with BUSY.");
+          "Sync the write-ahead log before acknowledging a mutation (concurrent mutations share"
+              + " one sync); false risks losing acknowledged mutations if the machine (not just"
+              + " the process) crashes.");
 
   public static final ConfigKey<DataSize> BLOCK_CACHE =
       ConfigKey.dataSize(
@@ -52,8 +36,7 @@ public final class MdsStoreConfigKeys implements ConfigKeySet {
           null,
           "RocksDB block cache shared by every column family of the namespace store.");
 
-  private static final List<ConfigKey<?>> KEYS =
-      List.of(DIR, SYNC, COMMIT_QUEUE, COMMIT_QUEUE_TIMEOUT, BLOCK_CACHE);
+  private static final List<ConfigKey<?>> KEYS = List.of(DIR, SYNC, BLOCK_CACHE);
 
   /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
   public MdsStoreConfigKeys() {}

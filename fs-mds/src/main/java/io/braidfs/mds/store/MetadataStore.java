@@ -18,8 +18,10 @@ import java.util.List;
  * ({@code UNAVAILABLE}): its state may no longer match the journal, and the MDS must stop (the
  * apply path's invariant, HOUSE-STYLE). Reads keep working until it is closed.
  *
- * <p>Writes are durable when they return if the store syncs ({@code braid.mds.store.sync}); a
- * {@link GroupCommitter} makes that cheap by sharing one sync among concurrent batches.
+ * <p>Writes are durable when they return if the store syncs ({@code braid.mds.store.sync}). The
+ * journal ({@code io.braidfs.mds.journal.WalJournal}) instead writes each mutation without a sync,
+ * so that it is visible at once, and makes everything written so far durable with one {@link
+ * #syncWal()}, which concurrent mutations share (group commit).
  *
  * <p>Thread-safety: implementations are thread-safe. Writes are serialized; reads run concurrently
  * with them and with each other.
@@ -49,6 +51,28 @@ public interface MetadataStore extends StoreView, Service {
    *     this write fails (the store then refuses further writes; none of the batches is visible)
    */
   void applyAll(List<StoreBatch> batches, long firstIndex) throws IOException;
+
+  /**
+   * {@link #applyAll(List, long)}, syncing the write-ahead log before returning if {@code sync} is
+   * true and never if it is false, whatever {@code braid.mds.store.sync} says. An unsynced write is
+   * visible to reads at once; it becomes durable at the next {@link #syncWal()} (or synced write),
+   * and a crash of the machine may lose it, but never an earlier write without a later one: after a
+   * crash the store holds the batches up to its applied index, a prefix of what was written.
+   *
+   * @throws IllegalArgumentException as {@link #applyAll(List, long)}
+   * @throws StoreException as {@link #applyAll(List, long)}
+   */
+  void applyAll(List<StoreBatch> batches, long firstIndex, boolean sync) throws IOException;
+
+  /**
+   * Makes every write that returned before this call durable, by syncing the write-ahead log once.
+   * Runs concurrently with writes: a write that returns while the sync runs may or may not be
+   * covered by it.
+   *
+   * @throws StoreException with {@code UNAVAILABLE} if the store is closed or has failed, or if the
+   *     sync fails (the store then refuses further writes and syncs, as after a failed write)
+   */
+  void syncWal() throws IOException;
 
   /**
    * A consistent read-only view of the current state, to be closed by the caller.

@@ -1,5 +1,6 @@
 package io.braidfs.mds.store;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
@@ -8,8 +9,13 @@ import io.braidfs.mds.store.proto.ChunkRecord;
 import io.braidfs.mds.store.proto.DeletionRecord;
 import io.braidfs.mds.store.proto.DentryValue;
 import io.braidfs.mds.store.proto.InodeRecord;
+import io.braidfs.mds.store.proto.JournalEntry;
+import io.braidfs.mds.store.proto.JournalOp;
 import io.braidfs.mds.store.proto.RetryEntry;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * The value encodings of the column families, in one place: each record of {@code store.proto}
@@ -24,6 +30,8 @@ import java.util.HexFormat;
  *   <tr><td>chunks</td><td>{@link ChunkRecord}</td></tr>
  *   <tr><td>deletions</td><td>{@link DeletionRecord}</td></tr>
  *   <tr><td>retry</td><td>{@link RetryEntry}</td></tr>
+ *   <tr><td>journal</td><td>{@link JournalEntry}, holding a {@link StoreBatch} as {@link
+ *       JournalOp}s</td></tr>
  * </table>
  *
  * <p>Decoding checks the encoding only (protobuf well-formedness), not meaning: a record with
@@ -62,6 +70,33 @@ public final class Records {
   /** The {@link ColumnFamily#RETRY} value of {@code record}. */
   public static byte[] encode(RetryEntry record) {
     return record.toByteArray();
+  }
+
+  /**
+   * The {@link ColumnFamily#JOURNAL} value of a mutation named {@code operation}, built at {@code
+   * timeNs} (nanoseconds since the epoch), that writes {@code batch}. The encoding depends only on
+   * the arguments, so encoding a record read back gives the same bytes.
+   *
+   * @throws IllegalArgumentException if {@code batch} writes the journal family
+   */
+  public static byte[] encodeJournalEntry(String operation, long timeNs, StoreBatch batch) {
+    JournalEntry.Builder entry =
+        JournalEntry.newBuilder().setOperation(operation).setTimeNs(timeNs);
+    for (StoreBatch.Op op : batch.ops()) {
+      if (op.family() == ColumnFamily.JOURNAL) {
+        throw new IllegalArgumentException(
+            "a journaled batch cannot write the journal family itself: " + operation);
+      }
+      JournalOp.Builder o =
+          entry.addOpsBuilder().setFamily(op.family().id()).setKey(ByteString.copyFrom(op.key()));
+      byte[] value = op.value();
+      if (value == null) {
+        o.setDelete(true);
+      } else {
+        o.setValue(ByteString.copyFrom(value));
+      }
+    }
+    return entry.build().toByteArray();
   }
 
   // ---- decode -----------------------------------------------------------------------------------
@@ -113,6 +148,59 @@ public final class Records {
     return decode(ColumnFamily.RETRY, key, value, RetryEntry.parser(), "RetryEntry");
   }
 
+  /**
+   * The journal record stored at {@link ColumnFamily#JOURNAL} key {@code key} ({@link
+   * Keys#journal}); {@link #journalBatch} gives its writes.
+   *
+   * @throws StoreException of {@link Status#INTERNAL} if {@code value} does not parse
+   */
+  public static JournalEntry decodeJournalEntry(byte[] key, byte[] value) throws StoreException {
+    return decode(ColumnFamily.JOURNAL, key, value, JournalEntry.parser(), "JournalEntry");
+  }
+
+  /**
+   * The writes of {@code entry}, read from {@link ColumnFamily#JOURNAL} key {@code key}, as a batch
+   * that applies them (the keys and values are copied out of the entry once).
+   *
+   * @throws StoreException of {@link Status#INTERNAL}, naming the key, if an operation names a
+   *     family this release does not know or the journal family, writes the store's applied index,
+   *     or is a delete carrying a value
+   */
+  public static StoreBatch journalBatch(byte[] key, JournalEntry entry) throws StoreException {
+    List<StoreBatch.Op> ops = new ArrayList<>(entry.getOpsCount());
+    for (int i = 0; i < entry.getOpsCount(); i++) {
+      JournalOp op = entry.getOps(i);
+      ColumnFamily family = ColumnFamily.byId(op.getFamily());
+      byte[] opKey = op.getKey().toByteArray();
+      String problem = null;
+      if (family == null) {
+        problem = "names unknown column family id " + Integer.toUnsignedString(op.getFamily());
+      } else if (family == ColumnFamily.JOURNAL) {
+        problem = "writes the journal family";
+      } else if (family == ColumnFamily.META && Arrays.equals(opKey, Keys.APPLIED_INDEX_KEY)) {
+        problem = "writes meta/" + Keys.APPLIED_INDEX;
+      } else if (op.getDelete() && !op.getValue().isEmpty()) {
+        problem = "is a delete with a value";
+      }
+      if (family == null || problem != null) {
+        throw new StoreException(
+            Status.INTERNAL,
+            "corrupt metadata: operation "
+                + i
+                + " of the JournalEntry at "
+                + ColumnFamily.JOURNAL.cfName()
+                + " key "
+                + describeKey(ColumnFamily.JOURNAL, key)
+                + " "
+                + problem,
+            null);
+      }
+      ops.add(
+          new StoreBatch.Op(family, opKey, op.getDelete() ? null : op.getValue().toByteArray()));
+    }
+    return StoreBatch.ofOwned(ops);
+  }
+
   // ---- helpers ----------------------------------------------------------------------------------
 
   private static <T extends MessageLite> T decode(
@@ -162,6 +250,10 @@ public final class Records {
             case DELETIONS ->
                 key.length == Keys.U64_BYTES
                     ? "deletion " + Long.toUnsignedString(Keys.readU64(key, 0))
+                    : null;
+            case JOURNAL ->
+                key.length == Keys.U64_BYTES
+                    ? "journal record " + Long.toUnsignedString(Keys.journalIndex(key))
                     : null;
             case XATTRS, META -> null;
           };

@@ -20,6 +20,8 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.Statistics;
 import org.rocksdb.TickerType;
+import org.rocksdb.WALRecoveryMode;
+import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,8 +29,9 @@ import org.slf4j.LoggerFactory;
 /**
  * An open RocksDB and every native object it needs: a column family per {@link ColumnFamily} (plus
  * RocksDB's unused {@code default}), one block cache and Bloom filter shared by all of them,
- * statistics, and the store's {@code WriteOptions}. {@link #close()} frees them in reverse order of
- * creation: column family handles, then the database, then the options it was opened with.
+ * statistics, the store's reused {@code WriteBatch} and its two {@code WriteOptions} (synced and
+ * not). {@link #close()} frees them in reverse order of creation: column family handles, then the
+ * database, then the options it was opened with.
  *
  * <p>Thread-safety: the accessors may be called from any thread while the database is open; the
  * owner ({@link RocksMetadataStore}) makes sure nothing uses it during or after {@link #close()}.
@@ -47,7 +50,9 @@ final class RocksDatabase implements AutoCloseable {
 
   private final Map<ColumnFamily, ColumnFamilyHandle> families = new EnumMap<>(ColumnFamily.class);
   private RocksDB db;
-  private WriteOptions writeOptions;
+  private WriteBatch writeBatch;
+  private WriteOptions syncedWrites;
+  private WriteOptions unsyncedWrites;
   private Statistics statistics;
 
   private RocksDatabase() {}
@@ -82,7 +87,13 @@ final class RocksDatabase implements AutoCloseable {
     DBOptions dbOptions =
         keep(ManagedNatives.dbOptions())
             .setCreateIfMissing(true)
+            // A family added by a newer release is created when an older database is opened.
             .setCreateMissingColumnFamilies(true)
+            // The journal relies on both (RocksDB's defaults, pinned): every write is in the WAL
+            // file before write() returns, so a later syncWal() covers it; and recovery keeps the
+            // longest intact prefix of the WAL, so a crash loses only a suffix of unsynced writes.
+            .setManualWalFlush(false)
+            .setWalRecoveryMode(WALRecoveryMode.PointInTimeRecovery)
             .setKeepLogFileNum(KEEP_INFO_LOGS)
             .setStatistics(stats);
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
@@ -96,7 +107,9 @@ final class RocksDatabase implements AutoCloseable {
     for (ColumnFamily family : ColumnFamily.values()) {
       families.put(family, handles.get(family.ordinal() + 1).get());
     }
-    writeOptions = keep(ManagedNatives.writeOptions()).setSync(options.sync());
+    writeBatch = keep(ManagedNatives.writeBatch());
+    syncedWrites = keep(ManagedNatives.writeOptions()).setSync(true);
+    unsyncedWrites = keep(ManagedNatives.writeOptions()).setSync(false);
     statistics = stats;
   }
 
@@ -113,9 +126,17 @@ final class RocksDatabase implements AutoCloseable {
     return families.get(family);
   }
 
-  /** The options every store write uses: {@code sync} as configured. */
-  WriteOptions writeOptions() {
-    return writeOptions;
+  /**
+   * The one write batch, cleared and refilled by every write (writes are serialized by the store),
+   * so that a write allocates no native object.
+   */
+  WriteBatch writeBatch() {
+    return writeBatch;
+  }
+
+  /** The options of a write that syncs the WAL before it returns ({@code sync}) or does not. */
+  WriteOptions writeOptions(boolean sync) {
+    return sync ? syncedWrites : unsyncedWrites;
   }
 
   /** WAL syncs since open (RocksDB's {@code WAL_FILE_SYNCED} ticker). */

@@ -29,18 +29,20 @@ import org.slf4j.LoggerFactory;
  * RocksDatabase} holds the open database and its native objects).
  *
  * <p>Design. A batch becomes one RocksDB {@code WriteBatch} holding its puts and deletes and the
- * new applied index ({@code meta/applied-index}, u64 big-endian), written with the store's {@code
- * WriteOptions} ({@code sync} per {@code braid.mds.store.sync}); RocksDB makes it atomic across
- * column families and across a crash, so the applied index on disk always names the last batch
- * whose writes are there. Writes are serialized by {@code writeLock}, which also makes the
- * applied-index check and the write one step. RocksDB native objects must never be freed while a
- * call uses them (that crashes the JVM), so every operation holds {@code openLock} shared, and
- * {@code start} and {@code close} hold it exclusively; {@code close} waits at most {@link
- * #CLOSE_WAIT} and, if operations are still running then, leaves RocksDB open rather than freeing
- * it under them. Snapshots add their own lock with the same shape, always taken after {@code
- * openLock}. The first failed write records the failure: from then on every write is refused,
- * because the database may hold a batch that its caller was told failed (the journal and the store
- * diverged), and the MDS must stop.
+ * new applied index ({@code meta/applied-index}, u64 big-endian), written with {@code sync} per
+ * {@code braid.mds.store.sync} or as the caller asks; RocksDB makes it atomic across column
+ * families and across a crash, so the applied index on disk always names the last batch whose
+ * writes are there. Writes are serialized by {@code writeLock}, which also makes the applied-index
+ * check and the write one step. {@link #syncWal()} does not take {@code writeLock}: RocksDB syncs
+ * the WAL concurrently with writes, which is what lets the journal's sync thread share one sync
+ * among the mutations written meanwhile. A failed sync fails the store as a failed write does.
+ * RocksDB native objects must never be freed while a call uses them (that crashes the JVM), so
+ * every operation holds {@code openLock} shared, and {@code start} and {@code close} hold it
+ * exclusively; {@code close} waits at most {@link #CLOSE_WAIT} and, if operations are still running
+ * then, leaves RocksDB open rather than freeing it under them. Snapshots add their own lock with
+ * the same shape, always taken after {@code openLock}. The first failed write records the failure:
+ * from then on every write is refused, because the database may hold a batch that its caller was
+ * told failed (the journal and the store diverged), and the MDS must stop.
  *
  * <p>Thread-safety: thread-safe. Reads run concurrently; writes, checkpoints and snapshots'
  * creation hold {@code writeLock} or {@code openLock} only for their own duration.
@@ -67,9 +69,11 @@ public final class RocksMetadataStore implements MetadataStore {
 
   private final Set<RocksSnapshot> snapshots = ConcurrentHashMap.newKeySet();
   private final AtomicLong writes = new AtomicLong();
+  private final AtomicLong syncs = new AtomicLong();
   private volatile long appliedIndex;
   private volatile @Nullable StoreException writeFailure;
   private volatile @Nullable RocksDBException injectedFault;
+  private volatile @Nullable RocksDBException injectedSyncFault;
 
   /**
    * A store in {@code options.dir()} that logs a failed write and refuses further writes.
@@ -249,6 +253,11 @@ public final class RocksMetadataStore implements MetadataStore {
 
   @Override
   public void applyAll(List<StoreBatch> batches, long firstIndex) throws IOException {
+    applyAll(batches, firstIndex, options.sync());
+  }
+
+  @Override
+  public void applyAll(List<StoreBatch> batches, long firstIndex, boolean sync) throws IOException {
     if (batches.isEmpty()) {
       throw new IllegalArgumentException(id + ": nothing to apply at journal index " + firstIndex);
     }
@@ -270,7 +279,7 @@ public final class RocksMetadataStore implements MetadataStore {
           throw new IllegalArgumentException(
               id + ": journal index " + firstIndex + " is not after applied " + appliedIndex);
         }
-        failed = write(batches, firstIndex, lastIndex);
+        failed = write(batches, firstIndex, lastIndex, sync);
         if (failed == null) {
           appliedIndex = lastIndex;
           return;
@@ -289,20 +298,72 @@ public final class RocksMetadataStore implements MetadataStore {
         firstIndex,
         lastIndex,
         failed.getCause());
+    tellWriteFailure(failed);
+    throw failed;
+  }
+
+  @Override
+  public void syncWal() throws IOException {
+    StoreException failed;
+    Lock shared = enter("sync");
+    try {
+      StoreException earlier = writeFailure;
+      if (earlier != null) {
+        throw new StoreException(
+            Status.UNAVAILABLE, id + ": WAL sync refused after a failed write", earlier);
+      }
+      try {
+        RocksDBException fault = injectedSyncFault;
+        if (fault != null) {
+          injectedSyncFault = null;
+          throw fault;
+        }
+        database().db().syncWal();
+        syncs.incrementAndGet();
+        return;
+      } catch (RocksDBException | RuntimeException e) {
+        failed = new StoreException(Status.UNAVAILABLE, id + ": WAL sync failed: " + e, e);
+      }
+      writeLock.lock(); // waits for a running write, so writeFailure changes under writeLock only
+      try {
+        if (writeFailure != null) {
+          throw failed; // a write failed meanwhile and was reported
+        }
+        writeFailure = failed;
+      } finally {
+        writeLock.unlock();
+      }
+    } finally {
+      shared.unlock();
+    }
+    LOG.error(
+        "{}: WAL sync failed at applied index {}; refusing further writes, the MDS must stop",
+        id,
+        appliedIndex,
+        failed.getCause());
+    tellWriteFailure(failed);
+    throw failed;
+  }
+
+  /** Tells the listener about the store's failure; outside the locks, it may close the store. */
+  private void tellWriteFailure(StoreException failed) {
     try {
       onWriteFailure.accept(failed);
     } catch (RuntimeException e) {
       LOG.warn("{}: the write-failure listener failed", id, e);
     }
-    throw failed;
   }
 
-  /** Writes the batches and the applied index in one WriteBatch; returns the failure, if any. */
+  /**
+   * Writes the batches and the applied index in one WriteBatch (the database's reused one, under
+   * writeLock); returns the failure, if any.
+   */
   private @Nullable StoreException write(
-      List<StoreBatch> batches, long firstIndex, long lastIndex) {
+      List<StoreBatch> batches, long firstIndex, long lastIndex, boolean sync) {
     RocksDatabase d = database();
-    try (ManagedNative<WriteBatch> managed = ManagedNatives.writeBatch()) {
-      WriteBatch wb = managed.get();
+    WriteBatch wb = d.writeBatch();
+    try {
+      wb.clear(); // in case an earlier write failed while filling it
       for (StoreBatch batch : batches) {
         for (StoreBatch.Op op : batch.ops()) {
           ColumnFamilyHandle handle = d.handle(op.family());
@@ -320,7 +381,7 @@ public final class RocksMetadataStore implements MetadataStore {
         injectedFault = null;
         throw fault;
       }
-      d.db().write(d.writeOptions(), wb);
+      d.db().write(d.writeOptions(sync), wb);
       writes.incrementAndGet();
       return null;
     } catch (RocksDBException | RuntimeException e) {
@@ -330,6 +391,8 @@ public final class RocksMetadataStore implements MetadataStore {
           Status.UNAVAILABLE,
           id + ": write of journal indexes " + firstIndex + ".." + lastIndex + " failed: " + e,
           e);
+    } finally {
+      wb.clear();
     }
   }
 
@@ -369,9 +432,14 @@ public final class RocksMetadataStore implements MetadataStore {
 
   // ---- observation and test hooks --------------------------------------------------------------
 
-  /** Successful writes (single batches or groups) since start. */
+  /** Successful writes (each of one or more batches) since start. */
   public long writeCount() {
     return writes.get();
+  }
+
+  /** Successful {@link #syncWal()} calls since start (synced writes not included). */
+  public long syncWalCount() {
+    return syncs.get();
   }
 
   /**
@@ -394,6 +462,14 @@ public final class RocksMetadataStore implements MetadataStore {
    */
   void failNextWrite(RocksDBException fault) {
     injectedFault = fault;
+  }
+
+  /**
+   * Makes the next {@link #syncWal()} fail with {@code fault} before RocksDB syncs, as an I/O error
+   * would; a per-instance fault hook for tests.
+   */
+  void failNextSync(RocksDBException fault) {
+    injectedSyncFault = fault;
   }
 
   // ---- life cycle -----------------------------------------------------------------------------

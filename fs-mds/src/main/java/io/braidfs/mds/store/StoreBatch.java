@@ -2,6 +2,7 @@ package io.braidfs.mds.store;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -18,6 +19,9 @@ import org.jspecify.annotations.Nullable;
  *     .put(ColumnFamily.RETRY, Keys.retry(clientId, callId), result)
  *     .build();
  * }</pre>
+ *
+ * <p>Two batches are {@link #equals equal} when they hold the same operations, bytes included, in
+ * the same order.
  *
  * <p>Thread-safety: immutable once built (the builder copies every key and value it is given). The
  * {@link Builder} is not thread-safe.
@@ -64,6 +68,81 @@ public final class StoreBatch {
   /** The operations in order; the store reads the arrays without copying them. */
   List<Op> ops() {
     return ops;
+  }
+
+  /**
+   * A batch of {@code ops} as they are, without copies: the caller hands the arrays over and keeps
+   * no reference to them. Checks nothing; {@link Records#journalBatch} checks decoded operations.
+   */
+  static StoreBatch ofOwned(List<Op> ops) {
+    if (ops.isEmpty()) {
+      return EMPTY;
+    }
+    long bytes = 0;
+    for (Op op : ops) {
+      byte[] value = op.value();
+      bytes += op.key().length + (value == null ? 0 : value.length);
+    }
+    return new StoreBatch(List.copyOf(ops), bytes);
+  }
+
+  /** Whether any operation of the batch is in {@code family}. */
+  public boolean writes(ColumnFamily family) {
+    for (Op op : ops) {
+      if (op.family() == family) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A batch of this batch's operations followed by those of {@code after} (which win on the same
+   * key). Shares the operations of both, without copying keys or values.
+   */
+  public StoreBatch plus(StoreBatch after) {
+    if (after.isEmpty()) {
+      return this;
+    }
+    if (isEmpty()) {
+      return after;
+    }
+    List<Op> joined = new ArrayList<>(ops.size() + after.ops.size());
+    joined.addAll(ops);
+    joined.addAll(after.ops);
+    return new StoreBatch(Collections.unmodifiableList(joined), bytes + after.bytes);
+  }
+
+  /** Whether {@code o} is a batch of the same operations in the same order, bytes included. */
+  @Override
+  public boolean equals(@Nullable Object o) {
+    if (o == this) {
+      return true;
+    }
+    if (!(o instanceof StoreBatch other) || other.ops.size() != ops.size()) {
+      return false;
+    }
+    for (int i = 0; i < ops.size(); i++) {
+      Op a = ops.get(i);
+      Op b = other.ops.get(i);
+      if (a.family() != b.family()
+          || !Arrays.equals(a.key(), b.key())
+          || !Arrays.equals(a.value(), b.value())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public int hashCode() {
+    int h = 1;
+    for (Op op : ops) {
+      h = 31 * h + op.family().ordinal();
+      h = 31 * h + Arrays.hashCode(op.key());
+      h = 31 * h + Arrays.hashCode(op.value());
+    }
+    return h;
   }
 
   @Override

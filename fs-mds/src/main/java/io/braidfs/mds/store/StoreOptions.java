@@ -3,7 +3,6 @@ package io.braidfs.mds.store;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.config.DataSize;
 import java.nio.file.Path;
-import java.time.Duration;
 
 /**
  * The tunables of the metadata store, read once from the {@code braid.mds.store.*} keys ({@link
@@ -12,27 +11,19 @@ import java.time.Duration;
  * <p>Thread-safety: immutable.
  *
  * @param dir the RocksDB directory
- * @param sync whether each write syncs the write-ahead log before it returns
- * @param commitQueue batches the group-commit queue holds before submitters block
- * @param commitQueueTimeout how long a submitter blocks on a full queue before failing
+ * @param sync whether a write syncs the write-ahead log before it returns ({@link
+ *     MetadataStore#applyAll(java.util.List, long)}), and whether the journal waits for a sync
+ *     before it acknowledges a mutation
  * @param blockCache the shared block cache size
  */
-public record StoreOptions(
-    Path dir, boolean sync, int commitQueue, Duration commitQueueTimeout, DataSize blockCache) {
+public record StoreOptions(Path dir, boolean sync, DataSize blockCache) {
 
   /**
    * Validates the options.
    *
-   * @throws IllegalArgumentException if {@code commitQueue < 1}, the timeout is not positive or the
-   *     block cache is empty
+   * @throws IllegalArgumentException if the block cache is empty
    */
   public StoreOptions {
-    if (commitQueue < 1) {
-      throw new IllegalArgumentException("commitQueue must be >= 1: " + commitQueue);
-    }
-    if (commitQueueTimeout.isNegative() || commitQueueTimeout.isZero()) {
-      throw new IllegalArgumentException("commitQueueTimeout must be > 0: " + commitQueueTimeout);
-    }
     if (blockCache.toBytes() <= 0) {
       throw new IllegalArgumentException("blockCache must be > 0: " + blockCache);
     }
@@ -52,18 +43,16 @@ public record StoreOptions(
     return new StoreOptions(
         Path.of(config.get(MdsStoreConfigKeys.DIR)),
         config.get(MdsStoreConfigKeys.SYNC),
-        config.get(MdsStoreConfigKeys.COMMIT_QUEUE),
-        config.get(MdsStoreConfigKeys.COMMIT_QUEUE_TIMEOUT),
         config.get(MdsStoreConfigKeys.BLOCK_CACHE));
   }
 
   /** These options with the store in {@code dir}. */
   public StoreOptions withDir(Path dir) {
-    return new StoreOptions(dir, sync, commitQueue, commitQueueTimeout, blockCache);
+    return new StoreOptions(dir, sync, blockCache);
   }
 
   /** These options with syncing on or off. */
   public StoreOptions withSync(boolean sync) {
-    return new StoreOptions(dir, sync, commitQueue, commitQueueTimeout, blockCache);
+    return new StoreOptions(dir, sync, blockCache);
   }
 }

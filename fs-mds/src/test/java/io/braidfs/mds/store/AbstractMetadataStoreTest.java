@@ -283,6 +283,7 @@ abstract class AbstractMetadataStoreTest {
       case META -> Keys.meta("next-inode-id");
       case RETRY -> Keys.retry(new io.braidfs.common.token.ClientId(1, 2), 3);
       case DELETIONS -> Keys.deletion(1);
+      case JOURNAL -> Keys.journal(1);
     };
   }
 

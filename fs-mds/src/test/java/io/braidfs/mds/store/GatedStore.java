@@ -7,28 +7,30 @@ import java.util.concurrent.Semaphore;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A fake {@link MetadataStore} for tests: a real store whose {@link #applyAll} first takes a permit
- * from a gate, so a test can hold the group-commit writer at a known point and let queues fill
+ * A fake {@link MetadataStore} for tests: a real store whose {@link #syncWal()} first takes a
+ * permit from a gate, so a test can hold a sync thread at a known point and let writes pile up
  * behind it. The gate starts open (unlimited); {@link #hold(int)} replaces it with one holding
- * {@code n} permits.
+ * {@code n} permits. Writes pass straight through.
+ *
+ * <p>Public for the journal's tests.
  *
  * <p>Thread-safety: thread-safe.
  */
-final class GatedStore implements MetadataStore {
+public final class GatedStore implements MetadataStore {
   private final MetadataStore delegate;
   private volatile @Nullable Semaphore gate;
 
-  GatedStore(MetadataStore delegate) {
+  public GatedStore(MetadataStore delegate) {
     this.delegate = delegate;
   }
 
-  /** From now on, let only {@code permits} writes through until {@link #release(int)}. */
-  void hold(int permits) {
+  /** From now on, let only {@code permits} syncs through until {@link #release(int)}. */
+  public void hold(int permits) {
     gate = new Semaphore(permits);
   }
 
-  /** Lets {@code permits} more writes through. */
-  void release(int permits) {
+  /** Lets {@code permits} more syncs through. */
+  public void release(int permits) {
     Semaphore g = gate;
     if (g != null) {
       g.release(permits);
@@ -36,7 +38,7 @@ final class GatedStore implements MetadataStore {
   }
 
   /** Opens the gate for good. */
-  void openGate() {
+  public void openGate() {
     Semaphore g = gate;
     gate = null;
     if (g != null) {
@@ -44,19 +46,29 @@ final class GatedStore implements MetadataStore {
     }
   }
 
-  /** Whether a writer is waiting at the gate. */
-  boolean writerWaiting() {
+  /** Whether a sync is waiting at the gate. */
+  public boolean syncWaiting() {
     Semaphore g = gate;
     return g != null && g.hasQueuedThreads();
   }
 
   @Override
-  public void applyAll(List<StoreBatch> batches, long firstIndex) throws IOException {
+  public void syncWal() throws IOException {
     Semaphore g = gate;
     if (g != null) {
       g.acquireUninterruptibly();
     }
+    delegate.syncWal();
+  }
+
+  @Override
+  public void applyAll(List<StoreBatch> batches, long firstIndex) throws IOException {
     delegate.applyAll(batches, firstIndex);
+  }
+
+  @Override
+  public void applyAll(List<StoreBatch> batches, long firstIndex, boolean sync) throws IOException {
+    delegate.applyAll(batches, firstIndex, sync);
   }
 
   @Override

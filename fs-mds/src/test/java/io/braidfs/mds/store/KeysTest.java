@@ -235,6 +235,33 @@ class KeysTest {
   }
 
   @Test
+  void journalKeysAreUnsignedBigEndianIndexes() {
+    assertThat(HexFormat.of().formatHex(Keys.journal(258))).isEqualTo("0000000000000102");
+    assertThat(Keys.journalIndex(Keys.journal(-2))).isEqualTo(-2);
+    assertThat(Keys.compare(Keys.journal(255), Keys.journal(256))).isNegative();
+    assertThat(Keys.compare(Keys.journal(Long.MAX_VALUE), Keys.journal(Long.MIN_VALUE)))
+        .isNegative();
+    assertThatThrownBy(() -> Keys.journalIndex(new byte[9]))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("journal key");
+  }
+
+  @Test
+  void columnFamilyIdsAreStableAndDistinct() {
+    // Stored in journal records: these numbers may never change (store.proto JournalOp.family).
+    assertThat(ColumnFamily.values())
+        .extracting(ColumnFamily::id)
+        .containsExactly(1, 2, 3, 4, 5, 6, 7, 8)
+        .doesNotHaveDuplicates();
+    for (ColumnFamily family : ColumnFamily.values()) {
+      assertThat(ColumnFamily.byId(family.id())).isSameAs(family);
+    }
+    assertThat(ColumnFamily.byId(0)).isNull();
+    assertThat(ColumnFamily.byId(9)).isNull();
+    assertThat(ColumnFamily.byId(-1)).isNull();
+  }
+
+  @Test
   void prefixEndAndSuccessorBoundRanges() {
     HexFormat hex = HexFormat.of();
     assertThat(Keys.prefixEnd(new byte[0])).isNull();

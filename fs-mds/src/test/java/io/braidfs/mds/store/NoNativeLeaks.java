@@ -10,9 +10,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * methods (which close what the test opened), {@link ManagedNatives#leaks()} must be empty. The
  * report shows where each leaked object was created (surefire runs with assertions enabled).
  *
+ * <p>Public for the tests of packages built on the store (the journal).
+ *
  * <p>Thread-safety: stateless.
  */
-final class NoNativeLeaks implements AfterEachCallback {
+public final class NoNativeLeaks implements AfterEachCallback {
   @Override
   public void afterEach(ExtensionContext context) {
     assertThat(ManagedNatives.leaks())

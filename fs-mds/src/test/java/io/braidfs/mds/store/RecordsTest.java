@@ -18,6 +18,8 @@ import io.braidfs.mds.store.proto.DeletionRecord;
 import io.braidfs.mds.store.proto.DentryValue;
 import io.braidfs.mds.store.proto.InodeRecord;
 import io.braidfs.mds.store.proto.InodeType;
+import io.braidfs.mds.store.proto.JournalEntry;
+import io.braidfs.mds.store.proto.JournalOp;
 import io.braidfs.mds.store.proto.LayoutRecord;
 import io.braidfs.mds.store.proto.OpenForWrite;
 import io.braidfs.mds.store.proto.RetryEntry;
@@ -248,6 +250,89 @@ class RecordsTest {
   void malformedKeyIsStillNamedInHex() {
     byte[] shortKey = {1, 2, 3};
     assertCorrupt(() -> Records.decodeInode(shortKey, GARBAGE), "inodes key 010203 (", "");
+  }
+
+  // ---- journal entries --------------------------------------------------------------------------
+
+  private static final byte[] JOURNAL_KEY = Keys.journal(77);
+
+  @Test
+  void journalEntryRoundTripsItsBatch() throws StoreException {
+    StoreBatch batch =
+        StoreBatch.builder()
+            .put(ColumnFamily.INODES, Keys.inode(2), Records.encode(fullFile()))
+            .delete(ColumnFamily.DENTRIES, Keys.dentry(1, "old"))
+            .put(ColumnFamily.XATTRS, Keys.xattr(2, "user.empty"), new byte[0])
+            .put(ColumnFamily.META, Keys.meta("next-inode-id"), Keys.u64(3))
+            .build();
+    byte[] value =
+        Records.encodeJournalEntry("rename /old /new", 1_767_225_600_000_000_000L, batch);
+    JournalEntry entry = Records.decodeJournalEntry(JOURNAL_KEY, value);
+    assertThat(entry.getOperation()).isEqualTo("rename /old /new");
+    assertThat(entry.getTimeNs()).isEqualTo(1_767_225_600_000_000_000L);
+    assertThat(entry.getOps(0).getFamily()).isEqualTo(ColumnFamily.INODES.id());
+    assertThat(entry.getOps(1).getDelete()).isTrue();
+    assertThat(entry.getOps(2).getDelete()).isFalse();
+    StoreBatch decoded = Records.journalBatch(JOURNAL_KEY, entry);
+    assertThat(decoded).isEqualTo(batch);
+    // Deterministic: encoding what was decoded gives the same bytes.
+    assertThat(Records.encodeJournalEntry(entry.getOperation(), entry.getTimeNs(), decoded))
+        .isEqualTo(value);
+    assertThat(Records.journalBatch(JOURNAL_KEY, JournalEntry.getDefaultInstance()))
+        .isSameAs(StoreBatch.empty());
+  }
+
+  @Test
+  void aBatchWritingTheJournalIsNotJournaled() {
+    StoreBatch batch =
+        StoreBatch.builder().put(ColumnFamily.JOURNAL, Keys.journal(1), new byte[] {1}).build();
+    assertThatThrownBy(() -> Records.encodeJournalEntry("forged", 0, batch))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("journal family");
+  }
+
+  @Test
+  void corruptJournalEntriesAreInternalErrorsNamingTheKey() {
+    assertCorrupt(
+        () -> Records.decodeJournalEntry(JOURNAL_KEY, GARBAGE),
+        "journal key 000000000000004d (journal record 77)",
+        "JournalEntry");
+    assertBadOp(JournalOp.newBuilder().setFamily(42).build(), "unknown column family id 42");
+    assertBadOp(
+        JournalOp.newBuilder().setFamily(ColumnFamily.JOURNAL.id()).build(),
+        "writes the journal family");
+    assertBadOp(
+        JournalOp.newBuilder()
+            .setFamily(ColumnFamily.META.id())
+            .setKey(ByteString.copyFrom(Keys.APPLIED_INDEX_KEY))
+            .setValue(ByteString.copyFrom(Keys.u64(5)))
+            .build(),
+        "writes meta/applied-index");
+    assertBadOp(
+        JournalOp.newBuilder()
+            .setFamily(ColumnFamily.INODES.id())
+            .setKey(ByteString.copyFrom(Keys.inode(1)))
+            .setValue(ByteString.copyFromUtf8("x"))
+            .setDelete(true)
+            .build(),
+        "a delete with a value");
+  }
+
+  private static void assertBadOp(JournalOp op, String problem) {
+    JournalEntry entry =
+        JournalEntry.newBuilder()
+            .addOps(
+                JournalOp.newBuilder()
+                    .setFamily(ColumnFamily.INODES.id())
+                    .setKey(ByteString.copyFrom(Keys.inode(1))))
+            .addOps(op)
+            .build();
+    assertThatThrownBy(() -> Records.journalBatch(JOURNAL_KEY, entry))
+        .isInstanceOfSatisfying(
+            StoreException.class, e -> assertThat(e.status()).isEqualTo(Status.INTERNAL))
+        .hasMessageContaining("corrupt metadata: operation 1 of the JournalEntry")
+        .hasMessageContaining("journal key 000000000000004d (journal record 77)")
+        .hasMessageContaining(problem);
   }
 
   // ---- compatibility ----------------------------------------------------------------------------

@@ -8,10 +8,14 @@ import io.braidfs.common.error.Status;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.Status.Code;
 import org.rocksdb.Status.SubCode;
@@ -19,7 +23,7 @@ import org.rocksdb.Status.SubCode;
 /** The store contract on RocksDB, plus what only a real database can show. */
 class RocksMetadataStoreTest extends AbstractMetadataStoreTest {
   static StoreOptions options(Path dir) {
-    return new StoreOptions(dir, true, 64, Duration.ofSeconds(5), DataSize.ofMiB(8));
+    return new StoreOptions(dir, true, DataSize.ofMiB(8));
   }
 
   @Override
@@ -162,5 +166,86 @@ class RocksMetadataStoreTest extends AbstractMetadataStoreTest {
     store.apply(StoreBatch.empty(), 1);
     assertThat(rocks().walSyncCount()).isGreaterThan(before);
     assertThat(rocks().writeCount()).isEqualTo(1);
+  }
+
+  @Test
+  void anUnsyncedWriteIsVisibleAtOnceAndSyncWalMakesItDurable() throws IOException {
+    long walSyncs = rocks().walSyncCount();
+    store.applyAll(
+        List.of(StoreBatch.builder().put(ColumnFamily.INODES, Keys.inode(1), bytes("a")).build()),
+        1,
+        false);
+    assertThat(store.get(ColumnFamily.INODES, Keys.inode(1))).isEqualTo(bytes("a"));
+    assertThat(store.appliedIndex()).isEqualTo(1);
+    assertThat(rocks().walSyncCount()).isEqualTo(walSyncs);
+
+    store.syncWal();
+    assertThat(rocks().walSyncCount()).isGreaterThan(walSyncs);
+    assertThat(rocks().syncWalCount()).isEqualTo(1);
+    // An explicit sync=true syncs even where the store is configured not to.
+    store.close();
+    store = new RocksMetadataStore("mds-test", options(dir).withSync(false));
+    store.start();
+    long before = rocks().walSyncCount();
+    store.applyAll(List.of(StoreBatch.empty()), 2, true);
+    assertThat(rocks().walSyncCount()).isGreaterThan(before);
+    before = rocks().walSyncCount();
+    store.apply(StoreBatch.empty(), 3);
+    assertThat(rocks().walSyncCount()).isEqualTo(before);
+  }
+
+  @Test
+  void aFailedSyncStopsFurtherWritesAndSyncs() throws IOException {
+    List<StoreException> reported = new ArrayList<>();
+    store.close();
+    store = new RocksMetadataStore("mds-test", options(dir), reported::add);
+    store.start();
+    store.applyAll(List.of(StoreBatch.empty()), 1, false);
+    StoreFaults.failNextSync(rocks(), "injected");
+    assertThatThrownBy(store::syncWal)
+        .isInstanceOfSatisfying(
+            StoreException.class, e -> assertThat(e.status()).isEqualTo(Status.UNAVAILABLE))
+        .hasMessageContaining("WAL sync failed")
+        .hasRootCauseMessage("injected");
+    assertThat(reported).hasSize(1);
+    assertThat(store.isWritable()).isFalse();
+    assertUnavailable(() -> store.apply(StoreBatch.empty(), 2));
+    assertUnavailable(store::syncWal);
+    assertThat(reported).hasSize(1);
+    assertThat(store.get(ColumnFamily.META, Keys.meta("x"))).isNull(); // reads still work
+  }
+
+  @Test
+  void opensADatabaseWrittenBeforeTheJournalFamilyExisted() throws Exception {
+    store.close();
+    Path old = dir.resolve("old");
+    Files.createDirectories(old);
+    // A database with the default family and every family but the journal, as an older release
+    // left it.
+    List<ColumnFamily> older =
+        List.of(ColumnFamily.values()).stream().filter(f -> f != ColumnFamily.JOURNAL).toList();
+    try (ManagedNative<DBOptions> dbOptions = ManagedNatives.dbOptions();
+        ManagedNative<ColumnFamilyOptions> cfOptions = ManagedNatives.columnFamilyOptions()) {
+      dbOptions.get().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
+      List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+      descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions.get()));
+      for (ColumnFamily f : older) {
+        descriptors.add(new ColumnFamilyDescriptor(f.nameBytes(), cfOptions.get()));
+      }
+      List<ManagedNative<ColumnFamilyHandle>> handles = new ArrayList<>();
+      ManagedNative<RocksDB> db = ManagedNatives.open(dbOptions.get(), old, descriptors, handles);
+      try {
+        db.get().put(handles.get(1).get(), Keys.inode(1), bytes("root"));
+      } finally {
+        handles.forEach(ManagedNative::close); // before the database
+        db.close();
+      }
+    }
+    store = newStore(old);
+    store.start();
+    assertThat(store.get(ColumnFamily.INODES, Keys.inode(1))).isEqualTo(bytes("root"));
+    store.apply(
+        StoreBatch.builder().put(ColumnFamily.JOURNAL, Keys.journal(1), bytes("entry")).build(), 1);
+    assertThat(store.get(ColumnFamily.JOURNAL, Keys.journal(1))).isEqualTo(bytes("entry"));
   }
 }

@@ -61,4 +61,56 @@ class StoreBatchTest {
     assertThat(StoreBatch.builder().build()).isSameAs(StoreBatch.empty());
     assertThat(StoreBatch.empty().isEmpty()).isTrue();
   }
+
+  @Test
+  void plusAppendsTheSecondBatchsOperationsWithoutCopying() {
+    StoreBatch first =
+        StoreBatch.builder().put(ColumnFamily.INODES, Keys.inode(1), new byte[] {1}).build();
+    StoreBatch second =
+        StoreBatch.builder()
+            .delete(ColumnFamily.INODES, Keys.inode(1))
+            .put(ColumnFamily.JOURNAL, Keys.journal(1), new byte[] {2, 3})
+            .build();
+    StoreBatch both = first.plus(second);
+    assertThat(both.size()).isEqualTo(3);
+    assertThat(both.payloadBytes()).isEqualTo(first.payloadBytes() + second.payloadBytes());
+    assertThat(both.ops())
+        .containsExactly(first.ops().get(0), second.ops().get(0), second.ops().get(1));
+    assertThat(both.ops().get(0).key()).isSameAs(first.ops().get(0).key());
+    assertThat(first.plus(StoreBatch.empty())).isSameAs(first);
+    assertThat(StoreBatch.empty().plus(second)).isSameAs(second);
+    assertThat(both.writes(ColumnFamily.JOURNAL)).isTrue();
+    assertThat(first.writes(ColumnFamily.JOURNAL)).isFalse();
+  }
+
+  @Test
+  void batchesAreEqualWhenTheirOperationsAreBytesIncluded() {
+    StoreBatch a =
+        StoreBatch.builder()
+            .put(ColumnFamily.INODES, Keys.inode(1), new byte[] {1})
+            .delete(ColumnFamily.DENTRIES, Keys.dentry(1, "a"))
+            .build();
+    StoreBatch same =
+        StoreBatch.builder()
+            .put(ColumnFamily.INODES, Keys.inode(1), new byte[] {1})
+            .delete(ColumnFamily.DENTRIES, Keys.dentry(1, "a"))
+            .build();
+    assertThat(a).isEqualTo(same).hasSameHashCodeAs(same);
+    assertThat(a)
+        .isNotEqualTo(
+            StoreBatch.builder()
+                .put(ColumnFamily.INODES, Keys.inode(1), new byte[] {2})
+                .delete(ColumnFamily.DENTRIES, Keys.dentry(1, "a"))
+                .build());
+    assertThat(a)
+        .isNotEqualTo(
+            StoreBatch.builder()
+                .put(ColumnFamily.XATTRS, Keys.inode(1), new byte[] {1})
+                .delete(ColumnFamily.DENTRIES, Keys.dentry(1, "a"))
+                .build());
+    // A put of an empty value is not a delete.
+    assertThat(StoreBatch.builder().put(ColumnFamily.INODES, Keys.inode(1), new byte[0]).build())
+        .isNotEqualTo(StoreBatch.builder().delete(ColumnFamily.INODES, Keys.inode(1)).build());
+    assertThat(a).isNotEqualTo(StoreBatch.empty());
+  }
 }

@@ -1,0 +1,123 @@
+package io.braidfs.mds.namespace;
+
+import io.braidfs.common.error.Status;
+import io.braidfs.mds.cluster.DataServer;
+import io.braidfs.mds.cluster.DataServerRegistry;
+import io.braidfs.mds.store.proto.ChunkRecord;
+import io.braidfs.proto.ChunkState;
+import io.braidfs.proto.ConfirmChunksRequest;
+import io.braidfs.proto.ConfirmChunksResponse;
+import io.braidfs.proto.DataDir;
+import io.braidfs.proto.HeartbeatRequest;
+import io.braidfs.proto.HeartbeatResponse;
+import io.braidfs.proto.RegisterDataServerRequest;
+import io.braidfs.proto.RegisterDataServerResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The ClusterService operations: data servers register and heartbeat (receiving deletion commands
+ * and signing keys), and ask at start-up which replicas are still wanted.
+ *
+ * <p>Thread-safety: {@link #heartbeat} runs on the mutation thread (it may remove deletion
+ * records); the rest is thread-safe.
+ */
+public final class ClusterOps {
+  /** The MDS leader epoch; fixed until HA brings elections. */
+  static final long EPOCH = 1;
+
+  /** The most deletion commands one heartbeat answer carries. */
+  static final int MAX_DELETIONS_PER_HEARTBEAT = 1000;
+
+  private final Namespace ns;
+
+  public ClusterOps(Namespace ns) {
+    this.ns = ns;
+  }
+
+  public RegisterDataServerResponse register(RegisterDataServerRequest req) throws IOException {
+    if (!req.getClusterId().isEmpty() && !req.getClusterId().equals(ns.clusterId())) {
+      throw Resolver.fail(
+          Status.INVALID_ARGUMENT,
+          "register "
+              + req.getHost()
+              + ":"
+              + req.getPort()
+              + ": its data belongs to cluster "
+              + req.getClusterId()
+              + ", this MDS serves "
+              + ns.clusterId());
+    }
+    List<DataServer.DataDir> dirs = new ArrayList<>();
+    for (DataDir d : req.getDataDirsList()) {
+      dirs.add(new DataServer.DataDir(d.getPath(), d.getStorageId(), d.getCapacityBytes()));
+    }
+    DataServer server;
+    try {
+      server =
+          ns.registry.register(
+              new DataServerRegistry.Registration(
+                  req.getServerId(),
+                  req.getHost(),
+                  req.getPort(),
+                  req.getRack(),
+                  dirs,
+                  req.getCapacityBytes()));
+    } catch (IllegalArgumentException e) {
+      throw Resolver.fail(Status.INVALID_ARGUMENT, "register: " + e.getMessage());
+    }
+    return RegisterDataServerResponse.newBuilder()
+        .setServerId(server.id())
+        .setClusterId(ns.clusterId())
+        .setMdsEpoch(EPOCH)
+        .setHeartbeatIntervalMs((int) ns.registry.heartbeatInterval().toMillis())
+        .setSigningKeys(ns.signingKeys())
+        .build();
+  }
+
+  /** A heartbeat; deletion records finished with are removed in {@code m}. */
+  public HeartbeatResponse heartbeat(Mutation m, HeartbeatRequest req) throws IOException {
+    DataServer.Usage usage;
+    try {
+      usage =
+          new DataServer.Usage(
+              req.getCapacityBytes(),
+              req.getUsedBytes(),
+              req.getAvailableBytes(),
+              req.getActiveTransfers());
+    } catch (IllegalArgumentException e) {
+      throw Resolver.fail(Status.INVALID_ARGUMENT, "heartbeat: " + e.getMessage());
+    }
+    DataServerRegistry.HeartbeatOutcome outcome = ns.registry.heartbeat(req.getServerId(), usage);
+    HeartbeatResponse.Builder out =
+        HeartbeatResponse.newBuilder().setSigningKeys(ns.signingKeys()).setMdsEpoch(EPOCH);
+    if (outcome == DataServerRegistry.HeartbeatOutcome.UNKNOWN) {
+      return out.setRegisterAgain(true).build();
+    }
+    return out.addAllChunksToDelete(
+            ns.deletions.heartbeat(m, req.getServerId(), MAX_DELETIONS_PER_HEARTBEAT))
+        .build();
+  }
+
+  /**
+   * Which of a server's replicas may go: the chunk is gone, the replica's version is older than the
+   * chunk's, or the server is not among the chunk's holders.
+   */
+  public ConfirmChunksResponse confirmChunks(ConfirmChunksRequest req) throws IOException {
+    ConfirmChunksResponse.Builder out = ConfirmChunksResponse.newBuilder().setMdsEpoch(EPOCH);
+    for (ChunkState cs : req.getChunksList()) {
+      ChunkRecord c =
+          ns.chunk(
+              ns.store,
+              cs.getId().getInodeId(),
+              Integer.toUnsignedLong(cs.getId().getChunkIndex()));
+      if (c == null
+          || cs.getVersion() < c.getVersion()
+          || !c.getReplicaServerIdsList().contains(req.getServerId())) {
+        out.addDeletable(cs);
+      }
+    }
+    return out.build();
+  }
+}

@@ -1,0 +1,127 @@
+package io.braidfs.mds.namespace;
+
+import io.braidfs.mds.store.ColumnFamily;
+import io.braidfs.mds.store.Keys;
+import io.braidfs.mds.store.Records;
+import io.braidfs.mds.store.ScanPage;
+import io.braidfs.mds.store.StoreBatch;
+import io.braidfs.mds.store.StoreView;
+import io.braidfs.mds.store.proto.DentryValue;
+import io.braidfs.mds.store.proto.InodeRecord;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One mutation being decided: the writes it will make, collected into the {@link StoreBatch} that
+ * becomes its journal record, and reads that see those writes. Everything a record needs (ids, the
+ * time, placements) is decided before {@link #batch()} is taken, so applying the record is
+ * deterministic.
+ *
+ * <p>{@link #scan} reads the store only, not this mutation's own writes: operations scan before
+ * they write.
+ *
+ * <p>Thread-safety: not thread-safe; used by the mutation thread only.
+ */
+public final class Mutation implements StoreView {
+  private record Key(ColumnFamily family, ByteBuffer key) {}
+
+  private final StoreView base;
+  private final long nowNs;
+  private final Map<Key, Optional<byte[]>> writes = new HashMap<>();
+  private final StoreBatch.Builder batch = StoreBatch.builder();
+  private final List<Runnable> afterApply = new ArrayList<>();
+
+  Mutation(StoreView base, long nowNs) {
+    this.base = base;
+    this.nowNs = nowNs;
+  }
+
+  /** The time of this mutation, nanoseconds since the epoch: every timestamp it writes. */
+  long nowNs() {
+    return nowNs;
+  }
+
+  @Override
+  public byte @Nullable [] get(ColumnFamily family, byte[] key) throws IOException {
+    Optional<byte[]> written = writes.get(new Key(family, ByteBuffer.wrap(key)));
+    if (written != null) {
+      return written.map(byte[]::clone).orElse(null);
+    }
+    return base.get(family, key);
+  }
+
+  @Override
+  public ScanPage scan(ColumnFamily family, byte[] prefix, byte @Nullable [] startAfter, int limit)
+      throws IOException {
+    return base.scan(family, prefix, startAfter, limit);
+  }
+
+  @Override
+  public long appliedIndex() {
+    return base.appliedIndex();
+  }
+
+  public void put(ColumnFamily family, byte[] key, byte[] value) {
+    writes.put(new Key(family, ByteBuffer.wrap(key.clone())), Optional.of(value.clone()));
+    batch.put(family, key, value);
+  }
+
+  public void delete(ColumnFamily family, byte[] key) {
+    writes.put(new Key(family, ByteBuffer.wrap(key.clone())), Optional.empty());
+    batch.delete(family, key);
+  }
+
+  void putInode(long id, InodeRecord record) {
+    put(ColumnFamily.INODES, Keys.inode(id), Records.encode(record));
+  }
+
+  void putInode(Inode inode) {
+    putInode(inode.id(), inode.record());
+  }
+
+  void putEntry(long parent, String name, Inode child) {
+    put(
+        ColumnFamily.DENTRIES,
+        Keys.dentry(parent, name),
+        Records.encode(
+            DentryValue.newBuilder()
+                .setChildId(child.id())
+                .setType(child.record().getType())
+                .build()));
+  }
+
+  void deleteEntry(long parent, String name) {
+    delete(ColumnFamily.DENTRIES, Keys.dentry(parent, name));
+  }
+
+  /**
+   * Runs {@code action} once this mutation's record is applied, on the mutation thread (in-memory
+   * state that must change only if the record is journaled: leases, the deletion queue's view).
+   */
+  void afterApply(Runnable action) {
+    afterApply.add(action);
+  }
+
+  /** Runs the {@link #afterApply} actions; called once the record is applied. */
+  public void applied() {
+    for (Runnable r : afterApply) {
+      r.run();
+    }
+  }
+
+  /** Whether nothing was written. */
+  public boolean isEmpty() {
+    return writes.isEmpty();
+  }
+
+  /** The writes so far, in order. */
+  public StoreBatch batch() {
+    return batch.build();
+  }
+}

@@ -1,0 +1,502 @@
+package io.braidfs.mds.namespace;
+
+import io.braidfs.common.clock.Clock;
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.layout.Layout;
+import io.braidfs.common.path.BraidPath;
+import io.braidfs.common.token.CapabilityToken;
+import io.braidfs.common.token.TokenKeys;
+import io.braidfs.mds.access.Access;
+import io.braidfs.mds.access.Caller;
+import io.braidfs.mds.access.Permissions;
+import io.braidfs.mds.cluster.ChunkPlacement;
+import io.braidfs.mds.cluster.DataServer;
+import io.braidfs.mds.cluster.DataServerRegistry;
+import io.braidfs.mds.lease.LeaseManager;
+import io.braidfs.mds.store.ColumnFamily;
+import io.braidfs.mds.store.Keys;
+import io.braidfs.mds.store.Records;
+import io.braidfs.mds.store.ScanPage;
+import io.braidfs.mds.store.StoreView;
+import io.braidfs.mds.store.proto.ChunkRecord;
+import io.braidfs.mds.store.proto.InodeRecord;
+import io.braidfs.mds.store.proto.InodeType;
+import io.braidfs.mds.store.proto.LayoutRecord;
+import io.braidfs.mds.store.proto.OpenForWrite;
+import io.braidfs.proto.ChunkId;
+import io.braidfs.proto.ChunkLocation;
+import io.braidfs.proto.ChunkSetLocation;
+import io.braidfs.proto.ReplicaLocation;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The state and building blocks shared by the namespace operations ({@link NamespaceReads}, {@link
+ * NamespaceWrites}, {@link FileWrites}): the store, permissions, counters, leases, placement and
+ * token signing, and the tree edits every mutation is made of (new inodes, unlinking, chunk release
+ * into the deletion queue).
+ *
+ * <p>Thread-safety: the edit methods take a {@link Mutation} and run on the mutation thread only;
+ * the rest is thread-safe.
+ */
+public final class Namespace {
+  static final byte[] CLUSTER_ID = Keys.meta("cluster-id");
+  static final byte[] SIGNING_KEY = Keys.meta("signing-key");
+  static final int SIGNING_KEY_ID = 1;
+
+  /** Every chunk index a whole-file token covers. */
+  static final long ALL_CHUNKS = 0xFFFF_FFFFL;
+
+  final String id;
+  final StoreView store;
+  final Clock clock;
+  final Resolver resolver;
+  final Permissions permissions;
+  final Counters counters = new Counters();
+  final LeaseManager leases;
+  final DataServerRegistry registry;
+  final ChunkPlacement placement;
+  final DeletionQueue deletions;
+  final LayoutRecord defaultLayout;
+  final int listPage;
+  final long tokenLifetimeMs;
+  final String superuser;
+  final String supergroup;
+
+  private volatile @Nullable TokenKeys tokenKeys;
+  private volatile byte[] signingKey = new byte[0];
+  private volatile String clusterId = "";
+
+  /**
+   * A namespace over {@code store} with the settings of {@code config}; {@link #load} must run
+   * before any operation.
+   */
+  public Namespace(
+      String id,
+      StoreView store,
+      BraidConfig config,
+      Clock clock,
+      LeaseManager leases,
+      DataServerRegistry registry,
+      ChunkPlacement placement) {
+    this.id = id;
+    this.store = store;
+    this.clock = clock;
+    this.permissions = Permissions.from(config);
+    this.resolver = new Resolver(permissions);
+    this.leases = leases;
+    this.registry = registry;
+    this.placement = placement;
+    this.deletions = new DeletionQueue(this);
+    Layout layout =
+        Layout.of(
+            (int) config.get(NamespaceConfigKeys.STRIPE_UNIT).toBytes(),
+            config.get(NamespaceConfigKeys.STRIPE_WIDTH),
+            config.get(NamespaceConfigKeys.CHUNK_SIZE).toBytes(),
+            config.get(NamespaceConfigKeys.REPLICATION));
+    this.defaultLayout = Attrs.record(layout);
+    this.listPage = config.get(NamespaceConfigKeys.LIST_PAGE);
+    this.tokenLifetimeMs = config.get(NamespaceConfigKeys.TOKEN_LIFETIME).toMillis();
+    String su = permissions.superuser();
+    this.superuser = su.isEmpty() ? "root" : su;
+    String sg = permissions.supergroup();
+    this.supergroup = sg.isEmpty() ? superuser : sg;
+  }
+
+  // ---- start-up ---------------------------------------------------------------------------------
+
+  /** Whether the store holds a formatted namespace (a root directory). */
+  public boolean isFormatted() throws IOException {
+    return Tree.find(store, Tree.ROOT) != null;
+  }
+
+  /**
+   * The writes that format an empty store: the root (owned by the superuser, mode 0755), the
+   * counters, a cluster id and a token signing key.
+   */
+  public Mutation format() {
+    Mutation m = new Mutation(store, nowNs());
+    long now = m.nowNs();
+    m.putInode(
+        Tree.ROOT,
+        InodeRecord.newBuilder()
+            .setType(InodeType.INODE_TYPE_DIRECTORY)
+            .setMode(0755)
+            .setUser(superuser)
+            .setGroup(supergroup)
+            .setNlink(2)
+            .setParentId(Tree.ROOT)
+            .setAtimeNs(now)
+            .setMtimeNs(now)
+            .setCtimeNs(now)
+            .build());
+    counters.format(m);
+    m.put(
+        ColumnFamily.META,
+        CLUSTER_ID,
+        ("braid-" + UUID.randomUUID()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    byte[] key = new byte[32];
+    new SecureRandom().nextBytes(key);
+    m.put(ColumnFamily.META, SIGNING_KEY, key);
+    return m;
+  }
+
+  /**
+   * Loads counters, the cluster id, the signing key and the deletion queue, and re-creates a lease
+   * for every file open for writing (with a fresh soft limit, so its writer can renew or a recovery
+   * can run).
+   */
+  public void load() throws IOException {
+    counters.load(store);
+    byte[] cid = store.get(ColumnFamily.META, CLUSTER_ID);
+    byte[] key = store.get(ColumnFamily.META, SIGNING_KEY);
+    if (cid == null || key == null) {
+      throw Resolver.fail(Status.INTERNAL, id + ": the namespace is not formatted");
+    }
+    clusterId = new String(cid, java.nio.charset.StandardCharsets.UTF_8);
+    tokenKeys = TokenKeys.of(SIGNING_KEY_ID, key);
+    signingKey = key;
+    deletions.load();
+    byte[] cursor = null;
+    do {
+      ScanPage page = store.scan(ColumnFamily.INODES, new byte[0], cursor, 4096);
+      for (ScanPage.Entry e : page.entries()) {
+        InodeRecord r = Records.decodeInode(e.key(), e.value());
+        if (r.hasOpenForWrite()) {
+          OpenForWrite w = r.getOpenForWrite();
+          leases.restore(
+              Keys.inodeOf(e.key()),
+              io.braidfs.mds.lease.ClientId.of(w.getWriterClientId().toByteArray()),
+              w.getClientName());
+        }
+      }
+      cursor = page.hasMore() ? page.cursor() : null;
+    } while (cursor != null);
+  }
+
+  /** The cluster id fixed at format. */
+  public String clusterId() {
+    return clusterId;
+  }
+
+  /** The keys tokens are signed with. */
+  public TokenKeys tokenKeys() {
+    TokenKeys k = tokenKeys;
+    if (k == null) {
+      throw new IllegalStateException(id + ": not loaded");
+    }
+    return k;
+  }
+
+  /** The signing keys data servers verify tokens with (secret: never log the message). */
+  public io.braidfs.proto.SigningKeys signingKeys() {
+    return io.braidfs.proto.SigningKeys.newBuilder()
+        .setCurrent(
+            io.braidfs.proto.SigningKey.newBuilder()
+                .setKeyId(SIGNING_KEY_ID)
+                .setSecret(com.google.protobuf.ByteString.copyFrom(signingKey))
+                .setExpiresNs(Long.MAX_VALUE))
+        .build();
+  }
+
+  /** The durable deletion queue. */
+  public DeletionQueue deletions() {
+    return deletions;
+  }
+
+  /** Reloads the counters after a mutation was abandoned before reaching the journal. */
+  public void abandoned() throws IOException {
+    counters.reset(store);
+  }
+
+  /** A new mutation stamped with the current time. */
+  public Mutation newMutation() {
+    return new Mutation(store, nowNs());
+  }
+
+  long nowNs() {
+    return clock.currentTimeMillis() * 1_000_000L;
+  }
+
+  /** The number of inodes, root included. */
+  public long inodeCount() {
+    return counters.inodeCount();
+  }
+
+  // ---- tree edits -------------------------------------------------------------------------------
+
+  /** A new inode record of {@code type} owned by the caller, stamped with the mutation's time. */
+  InodeRecord.Builder newRecord(Mutation m, Caller caller, InodeType type, int mode, Inode parent) {
+    long now = m.nowNs();
+    // BSD group semantics (as HDFS): a new inode takes its parent directory's group.
+    return InodeRecord.newBuilder()
+        .setType(type)
+        .setMode(mode & 07777)
+        .setUser(caller.user())
+        .setGroup(parent.record().getGroup())
+        .setAtimeNs(now)
+        .setMtimeNs(now)
+        .setCtimeNs(now);
+  }
+
+  /** Adds {@code child} as {@code name} in {@code dir}, touching the directory. */
+  Inode link(Mutation m, Inode dir, String name, Inode child) throws IOException {
+    m.putEntry(dir.id(), name, child);
+    Inode fresh = Tree.named(m, dir.id(), "directory");
+    InodeRecord.Builder d = fresh.record().toBuilder().setMtimeNs(m.nowNs()).setCtimeNs(m.nowNs());
+    if (child.isDirectory()) {
+      d.setNlink(d.getNlink() + 1);
+    }
+    Inode updated = fresh.with(d.build());
+    m.putInode(updated);
+    return updated;
+  }
+
+  /** Removes the entry {@code name} (naming {@code child}) from {@code dir}, touching the dir. */
+  Inode unlinkEntry(Mutation m, Inode dir, String name, Inode child) throws IOException {
+    m.deleteEntry(dir.id(), name);
+    Inode fresh = Tree.named(m, dir.id(), "directory");
+    InodeRecord.Builder d = fresh.record().toBuilder().setMtimeNs(m.nowNs()).setCtimeNs(m.nowNs());
+    if (child.isDirectory()) {
+      d.setNlink(d.getNlink() - 1);
+    }
+    Inode updated = fresh.with(d.build());
+    m.putInode(updated);
+    return updated;
+  }
+
+  /** Creates a directory {@code name} in {@code parent}; returns it. */
+  Inode mkdirIn(Mutation m, Caller caller, Inode parent, String name, int mode) throws IOException {
+    long childId = counters.newInode(m);
+    Inode dir =
+        new Inode(
+            childId,
+            newRecord(m, caller, InodeType.INODE_TYPE_DIRECTORY, mode, parent)
+                .setNlink(2)
+                .setParentId(parent.id())
+                .build());
+    m.putInode(dir);
+    link(m, parent, name, dir);
+    return dir;
+  }
+
+  /**
+   * Drops one link to a non-directory {@code inode}; with its last link the inode goes, with its
+   * xattrs and chunks (into the deletion queue) and lease.
+   */
+  void dropLink(Mutation m, Inode inode) throws IOException {
+    Inode fresh = Tree.named(m, inode.id(), "link target");
+    int nlink = fresh.record().getNlink();
+    if (nlink > 1) {
+      m.putInode(
+          fresh.with(fresh.record().toBuilder().setNlink(nlink - 1).setCtimeNs(m.nowNs()).build()));
+      return;
+    }
+    removeInode(m, fresh);
+  }
+
+  /** Removes {@code inode} itself (its entries are gone already), with xattrs and chunks. */
+  void removeInode(Mutation m, Inode inode) throws IOException {
+    m.delete(ColumnFamily.INODES, Keys.inode(inode.id()));
+    counters.inodeRemoved(m);
+    deleteAll(m, ColumnFamily.XATTRS, Keys.xattrPrefix(inode.id()));
+    if (inode.isFile()) {
+      releaseChunks(m, inode.id(), 0);
+      m.afterApply(() -> forgetLease(inode.id()));
+    }
+  }
+
+  private void forgetLease(long fileId) {
+    leases
+        .get(fileId)
+        .ifPresent(
+            l -> {
+              try {
+                leases.release(fileId, l.holder());
+              } catch (IOException e) {
+                // The lease is being recovered; recovery finds the inode gone and completes.
+                leases.completeRecovery(fileId);
+              }
+            });
+  }
+
+  /**
+   * Deletes the chunk records of {@code inode} from index {@code fromIndex} on and queues their
+   * replicas for deletion.
+   */
+  void releaseChunks(Mutation m, long inode, long fromIndex) throws IOException {
+    List<DeletionQueue.Chunk> gone = new ArrayList<>();
+    byte[] prefix = Keys.chunkPrefix(inode);
+    byte[] cursor = fromIndex == 0 ? null : Keys.chunk(inode, (int) fromIndex - 1);
+    do {
+      ScanPage page = store.scan(ColumnFamily.CHUNKS, prefix, cursor, 1024);
+      for (ScanPage.Entry e : page.entries()) {
+        ChunkRecord c = Records.decodeChunk(e.key(), e.value());
+        m.delete(ColumnFamily.CHUNKS, e.key());
+        gone.add(
+            new DeletionQueue.Chunk(
+                Keys.chunkIndex(e.key()), c.getVersion(), c.getReplicaServerIdsList()));
+      }
+      cursor = page.hasMore() ? page.cursor() : null;
+    } while (cursor != null);
+    if (!gone.isEmpty()) {
+      deletions.enqueue(m, inode, gone);
+    }
+  }
+
+  private void deleteAll(Mutation m, ColumnFamily family, byte[] prefix) throws IOException {
+    byte[] cursor = null;
+    do {
+      ScanPage page = store.scan(family, prefix, cursor, 1024);
+      for (ScanPage.Entry e : page.entries()) {
+        m.delete(family, e.key());
+      }
+      cursor = page.hasMore() ? page.cursor() : null;
+    } while (cursor != null);
+  }
+
+  /**
+   * Closes a file whose writer's lease expired (the lease is {@code RECOVERING}) at its committed
+   * length, in {@code m}; the lease goes once {@code m} is applied. A file already gone or closed
+   * only releases the lease.
+   */
+  public void closeAbandoned(Mutation m, long fileId) throws IOException {
+    Inode file = Tree.find(m, fileId);
+    if (file != null && file.record().hasOpenForWrite()) {
+      m.putInode(
+          file.with(file.record().toBuilder().clearOpenForWrite().setCtimeNs(m.nowNs()).build()));
+    }
+    m.afterApply(() -> leases.completeRecovery(fileId));
+  }
+
+  // ---- layouts, chunks and tokens ---------------------------------------------------------------
+
+  /** The layout a new file in {@code dir} gets: policies from {@code dir} up, then the default. */
+  LayoutRecord effectiveLayout(StoreView view, Inode dir) throws IOException {
+    LayoutRecord acc = LayoutRecord.getDefaultInstance();
+    Inode cur = dir;
+    for (int depth = 0; depth < 4096; depth++) {
+      if (cur.record().hasLayoutPolicy()) {
+        acc = Attrs.inherit(acc, cur.record().getLayoutPolicy());
+      }
+      if (cur.id() == Tree.ROOT) {
+        break;
+      }
+      cur = Tree.named(view, cur.record().getParentId(), "the parent of " + cur);
+    }
+    return Attrs.inherit(acc, defaultLayout);
+  }
+
+  /** The stored chunk {@code index} of {@code inode}, or null. */
+  @Nullable ChunkRecord chunk(StoreView view, long inode, long index) throws IOException {
+    byte[] key = Keys.chunk(inode, (int) index);
+    byte[] v = view.get(ColumnFamily.CHUNKS, key);
+    return v == null ? null : Records.decodeChunk(key, v);
+  }
+
+  /**
+   * Places chunk set {@code set} of {@code inode} and records its chunks with new versions.
+   *
+   * @throws IOException UNAVAILABLE or NO_SPACE when the live data servers cannot hold it
+   */
+  ChunkSetLocation allocateSet(
+      Mutation m, long inode, LayoutRecord layoutRecord, long set, @Nullable String clientHost)
+      throws IOException {
+    Layout layout = Attrs.layout(layoutRecord);
+    List<List<DataServer>> chosen = placement.chooseChunkSet(layout, clientHost);
+    int width = layout.stripeWidth();
+    for (int i = 0; i < width; i++) {
+      ChunkRecord.Builder c = ChunkRecord.newBuilder().setVersion(counters.newVersion(m));
+      for (DataServer s : chosen.get(i)) {
+        c.addReplicaServerIds(s.id());
+      }
+      m.put(
+          ColumnFamily.CHUNKS,
+          Keys.chunk(inode, (int) (set * width + i)),
+          Records.encode(c.build()));
+    }
+    return chunkSet(m, inode, layoutRecord, set);
+  }
+
+  /** The locations of chunk set {@code set}, or null if it has no chunks recorded. */
+  @Nullable ChunkSetLocation chunkSetOrNull(
+      StoreView view, long inode, LayoutRecord layout, long set) throws IOException {
+    ChunkSetLocation loc = chunkSet(view, inode, layout, set);
+    return loc.getChunksCount() == 0 ? null : loc;
+  }
+
+  ChunkSetLocation chunkSet(StoreView view, long inode, LayoutRecord layout, long set)
+      throws IOException {
+    int width = layout.getStripeWidth();
+    ChunkSetLocation.Builder loc =
+        ChunkSetLocation.newBuilder()
+            .setSetIndex(set)
+            .setFileOffset(set * width * layout.getChunkSizeBytes());
+    for (int i = 0; i < width; i++) {
+      long index = set * width + i;
+      ChunkRecord c = chunk(view, inode, index);
+      if (c != null) {
+        loc.addChunks(location(inode, index, c));
+      }
+    }
+    return loc.build();
+  }
+
+  ChunkLocation location(long inode, long index, ChunkRecord c) {
+    ChunkLocation.Builder l =
+        ChunkLocation.newBuilder()
+            .setId(ChunkId.newBuilder().setInodeId(inode).setChunkIndex((int) index))
+            .setVersion(c.getVersion())
+            .setLength(c.getLengthBytes());
+    for (int serverId : c.getReplicaServerIdsList()) {
+      DataServer s = registry.server(serverId);
+      l.addReplicas(
+          s != null
+              ? s.toReplicaLocation()
+              : ReplicaLocation.newBuilder().setServerId(serverId).build());
+    }
+    return l.build();
+  }
+
+  /** A signed token for {@code client} on {@code file}'s chunks. */
+  byte[] token(Client client, Inode file, int modes) {
+    TokenKeys keys = tokenKeys();
+    long now = clock.currentTimeMillis();
+    CapabilityToken token =
+        CapabilityToken.builder()
+            .keyId(keys.currentKeyId())
+            .mdsEpoch(1)
+            .clientId(io.braidfs.common.token.ClientId.of(client.id().toBytes()))
+            .fileId(file.id())
+            .fileGeneration(file.record().getGeneration())
+            .chunks(0, ALL_CHUNKS)
+            .modes(modes)
+            .validity(now, now + tokenLifetimeMs)
+            .build();
+    return keys.currentSigner().sign(token);
+  }
+
+  /** Resolves {@code path} (or the handle {@code inodeId} when non-zero). */
+  Inode target(StoreView view, Caller caller, String op, String path, long inodeId, boolean follow)
+      throws IOException {
+    if (inodeId != 0) {
+      return Tree.handle(view, inodeId, path.isEmpty() ? "inode " + inodeId : path);
+    }
+    return resolver.resolve(view, caller, op, BraidPath.parse(path), follow);
+  }
+
+  /** Checks {@code wanted} on {@code inode}. */
+  void check(Caller caller, String op, String path, Inode inode, Access wanted) throws IOException {
+    permissions.check(caller, op, path, path, inode.permission(), wanted);
+  }
+
+  @Override
+  public String toString() {
+    return "Namespace[" + id + "]";
+  }
+}

@@ -1,0 +1,83 @@
+package io.braidfs.mds.namespace;
+
+import io.braidfs.common.config.ConfigKey;
+import io.braidfs.common.config.ConfigKeySet;
+import io.braidfs.common.config.DataSize;
+import io.braidfs.common.layout.Layout;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The configuration keys of the namespace (component {@code mds}): the default layout new files get
+ * where no directory policy applies, listing page sizes and token lifetime. Registered for {@link
+ * java.util.ServiceLoader} in {@code META-INF/services}, and listed in {@code
+ * docs/configuration.md}.
+ *
+ * <p>Thread-safety: immutable.
+ */
+public final class NamespaceConfigKeys implements ConfigKeySet {
+  public static final ConfigKey<DataSize> STRIPE_UNIT =
+      ConfigKey.dataSize(
+          "braid.mds.layout.stripe-unit",
+          DataSize.ofBytes(Layout.DEFAULT_STRIPE_UNIT),
+          DataSize.ofBytes(Layout.MIN_STRIPE_UNIT),
+          DataSize.ofBytes(Layout.MAX_STRIPE_UNIT),
+          "Default stripe unit: consecutive bytes stored in one chunk before the next chunk.");
+
+  public static final ConfigKey<Integer> STRIPE_WIDTH =
+      ConfigKey.integer(
+          "braid.mds.layout.stripe-width",
+          Layout.DEFAULT_STRIPE_WIDTH,
+          1,
+          Layout.MAX_STRIPE_WIDTH,
+          "Default number of chunks in a chunk set, over which stripe units rotate.");
+
+  public static final ConfigKey<DataSize> CHUNK_SIZE =
+      ConfigKey.dataSize(
+          "braid.mds.layout.chunk-size",
+          DataSize.ofBytes(Layout.DEFAULT_CHUNK_SIZE),
+          DataSize.ofBytes(Layout.MIN_STRIPE_UNIT),
+          DataSize.ofBytes(Layout.MAX_CHUNK_SIZE),
+          "Default chunk size, a multiple of the stripe unit.");
+
+  public static final ConfigKey<Integer> REPLICATION =
+      ConfigKey.integer(
+          "braid.mds.layout.replication",
+          Layout.DEFAULT_REPLICATION,
+          1,
+          Layout.MAX_REPLICATION,
+          "Default number of replicas of every chunk.");
+
+  public static final ConfigKey<Integer> LIST_PAGE =
+      ConfigKey.integer(
+          "braid.mds.list-page",
+          1000,
+          1,
+          100_000,
+          "Entries per ReadDir page when the client asks for no particular number, and the most"
+              + " it may ask for is ten times this.");
+
+  public static final ConfigKey<Duration> TOKEN_LIFETIME =
+      ConfigKey.duration(
+          "braid.mds.token-lifetime",
+          Duration.ofHours(1),
+          Duration.ofSeconds(10),
+          Duration.ofDays(7),
+          "How long a capability token from open, create or a location lookup stays valid.");
+
+  private static final List<ConfigKey<?>> KEYS =
+      List.of(STRIPE_UNIT, STRIPE_WIDTH, CHUNK_SIZE, REPLICATION, LIST_PAGE, TOKEN_LIFETIME);
+
+  /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
+  public NamespaceConfigKeys() {}
+
+  @Override
+  public String component() {
+    return "mds";
+  }
+
+  @Override
+  public List<ConfigKey<?>> keys() {
+    return KEYS;
+  }
+}

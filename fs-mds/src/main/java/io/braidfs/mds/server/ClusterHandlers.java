@@ -1,0 +1,101 @@
+package io.braidfs.mds.server;
+
+import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.common.rpc.RpcServer;
+import io.braidfs.mds.journal.Journal;
+import io.braidfs.mds.namespace.ClusterOps;
+import io.braidfs.mds.namespace.Mutation;
+import io.braidfs.mds.namespace.Namespace;
+import io.braidfs.proto.ChunkReportResponse;
+import io.braidfs.proto.HeartbeatResponse;
+import io.braidfs.proto.ReportCorruptReplicasResponse;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Binds every ClusterService method. Heartbeats run on the mutation thread because answering one
+ * may remove finished deletion records (a journaled change); the rest runs on the read pool.
+ *
+ * <p>Thread-safety: immutable once registered.
+ */
+final class ClusterHandlers {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterHandlers.class);
+
+  private final Namespace ns;
+  private final ClusterOps ops;
+  private final Journal journal;
+
+  ClusterHandlers(Namespace ns, ClusterOps ops, Journal journal) {
+    this.ns = ns;
+    this.ops = ops;
+    this.journal = journal;
+  }
+
+  void register(RpcServer.Builder b, Executor readPool, Executor mutationThread) {
+    b.handle(
+        RpcMethod.REGISTER_DATA_SERVER,
+        c -> {
+          var response = ops.register(c.request());
+          LOG.info(
+              "{}: data server {} registered at {}:{}",
+              ns,
+              response.getServerId(),
+              c.request().getHost(),
+              c.request().getPort());
+          c.reply(response);
+        },
+        readPool);
+    b.handle(
+        RpcMethod.HEARTBEAT,
+        c -> {
+          Mutation m = ns.newMutation();
+          HeartbeatResponse response;
+          try {
+            response = ops.heartbeat(m, c.request());
+          } catch (java.io.IOException | RuntimeException e) {
+            ns.abandoned();
+            throw e;
+          }
+          if (!m.isEmpty()) {
+            journal.append("deletions done", m.batch());
+          }
+          m.applied();
+          c.reply(response);
+        },
+        mutationThread);
+    b.handle(
+        RpcMethod.CHUNK_REPORT,
+        c -> {
+          // Reconciling full reports (re-replication, stray replicas) comes with the data
+          // servers; until then the report is acknowledged and counted.
+          LOG.debug(
+              "{}: chunk report part {} from server {}: {} replicas",
+              ns,
+              c.request().getPartIndex(),
+              c.request().getServerId(),
+              c.request().getReplicasCount());
+          c.reply(ChunkReportResponse.getDefaultInstance());
+        },
+        readPool);
+    b.handle(RpcMethod.CONFIRM_CHUNKS, c -> c.reply(ops.confirmChunks(c.request())), readPool);
+    b.handle(
+        RpcMethod.REPORT_CORRUPT_REPLICAS,
+        c -> {
+          c.request()
+              .getReplicasList()
+              .forEach(
+                  r ->
+                      LOG.warn(
+                          "{}: server {} reports corrupt replica of chunk {}/{} v{}: {}",
+                          ns,
+                          c.request().getServerId(),
+                          r.getChunk().getInodeId(),
+                          r.getChunk().getChunkIndex(),
+                          r.getVersion(),
+                          r.getReason()));
+          c.reply(ReportCorruptReplicasResponse.getDefaultInstance());
+        },
+        readPool);
+  }
+}

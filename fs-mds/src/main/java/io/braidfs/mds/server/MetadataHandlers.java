@@ -1,0 +1,222 @@
+package io.braidfs.mds.server;
+
+import io.braidfs.common.error.Status;
+import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.common.rpc.RpcOptions;
+import io.braidfs.common.rpc.RpcServer;
+import io.braidfs.mds.access.Caller;
+import io.braidfs.mds.namespace.Client;
+import io.braidfs.mds.namespace.FileWrites;
+import io.braidfs.mds.namespace.NamespaceReads;
+import io.braidfs.mds.namespace.NamespaceWrites;
+import io.braidfs.proto.ReportBadReplicaResponse;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Binds every MetadataService method to the namespace: read-only operations on the read pool
+ * (concurrently), mutations through the {@link MutationRunner} on the single mutation thread. No
+ * handler runs on an event loop, because every one touches RocksDB.
+ *
+ * <p>Thread-safety: immutable once registered.
+ */
+final class MetadataHandlers {
+  private static final Logger LOG = LoggerFactory.getLogger(MetadataHandlers.class);
+
+  private final NamespaceReads reads;
+  private final NamespaceWrites writes;
+  private final FileWrites files;
+  private final MutationRunner runner;
+  private final Audit audit;
+  private final RpcOptions rpc;
+
+  MetadataHandlers(
+      NamespaceReads reads,
+      NamespaceWrites writes,
+      FileWrites files,
+      MutationRunner runner,
+      Audit audit,
+      RpcOptions rpc) {
+    this.reads = reads;
+    this.writes = writes;
+    this.files = files;
+    this.runner = runner;
+    this.audit = audit;
+    this.rpc = rpc;
+  }
+
+  void register(RpcServer.Builder b, Executor readPool, Executor mutationThread) {
+    b.handle(
+        RpcMethod.LOOKUP, c -> c.reply(reads.lookup(Caller.of(c.caller()), c.request())), readPool);
+    b.handle(
+        RpcMethod.GET_ATTR,
+        c -> c.reply(reads.getAttr(Caller.of(c.caller()), c.request())),
+        readPool);
+    b.handle(
+        RpcMethod.READ_DIR,
+        c -> c.reply(reads.readDir(Caller.of(c.caller()), c.request())),
+        readPool);
+    b.handle(
+        RpcMethod.READ_LINK,
+        c -> c.reply(reads.readLink(Caller.of(c.caller()), c.request())),
+        readPool);
+    b.handle(
+        RpcMethod.GET_XATTR,
+        c -> c.reply(reads.getXattr(Caller.of(c.caller()), c.request())),
+        readPool);
+    b.handle(
+        RpcMethod.LIST_XATTRS,
+        c -> c.reply(reads.listXattrs(Caller.of(c.caller()), c.request())),
+        readPool);
+    b.handle(
+        RpcMethod.STAT_FS,
+        c -> c.reply(reads.statFs(Caller.of(c.caller()), c.request())),
+        readPool);
+    b.handle(
+        RpcMethod.CONTENT_SUMMARY,
+        c -> c.reply(reads.contentSummary(Caller.of(c.caller()), c.request())),
+        readPool);
+    b.handle(
+        RpcMethod.GET_LAYOUT_POLICY,
+        c -> c.reply(reads.getLayoutPolicy(Caller.of(c.caller()), c.request())),
+        readPool);
+    b.handle(
+        RpcMethod.GET_CHUNK_LOCATIONS,
+        c -> c.reply(reads.getChunkLocations(Client.of(c.caller()), c.request())),
+        readPool);
+    b.handle(
+        RpcMethod.GET_SERVER_DEFAULTS,
+        c -> c.reply(reads.serverDefaults(rpc.maxMessageBytes(), rpc.maxPayloadBytes())),
+        readPool);
+    b.handle(
+        RpcMethod.RENEW_LEASE, c -> c.reply(files.renewLease(Client.of(c.caller()))), readPool);
+    b.handle(
+        RpcMethod.REPORT_BAD_REPLICA,
+        c -> {
+          c.request()
+              .getReplicasList()
+              .forEach(
+                  r ->
+                      LOG.warn(
+                          "bad replica reported by {}: chunk {}/{} v{} on server {}: {}",
+                          c.caller(),
+                          r.getChunk().getInodeId(),
+                          r.getChunk().getChunkIndex(),
+                          r.getVersion(),
+                          r.getServerId(),
+                          r.getReason()));
+          c.reply(ReportBadReplicaResponse.getDefaultInstance());
+        },
+        readPool);
+    // Open without write is a read; with write it takes the lease and marks the inode.
+    b.handle(
+        RpcMethod.OPEN,
+        c -> {
+          if (c.request().getWrite()) {
+            runner.submit(c, "open", r -> r.getPath(), files::openForWrite);
+          } else {
+            Client client = Client.of(c.caller());
+            try {
+              c.reply(reads.openForRead(client, c.request()));
+              audit.log(client, "open", c.request().getPath(), Status.OK);
+            } catch (java.io.IOException e) {
+              audit.log(
+                  client,
+                  "open",
+                  c.request().getPath(),
+                  io.braidfs.common.error.StatusExceptions.statusOf(e));
+              throw e;
+            }
+          }
+        },
+        readPool);
+    b.handle(
+        RpcMethod.MKDIR,
+        c -> runner.run(c, "mkdir", r -> r.getPath(), writes::mkdir),
+        mutationThread);
+    b.handle(
+        RpcMethod.CREATE,
+        c -> runner.run(c, "create", r -> r.getPath(), files::create),
+        mutationThread);
+    b.handle(
+        RpcMethod.SET_ATTR,
+        c -> runner.run(c, "setattr", r -> r.getPath(), files::setAttr),
+        mutationThread);
+    b.handle(
+        RpcMethod.RENAME,
+        c ->
+            runner.run(
+                c,
+                "rename",
+                r -> r.getSourcePath() + "\tdst=" + r.getDestinationPath(),
+                writes::rename),
+        mutationThread);
+    b.handle(
+        RpcMethod.UNLINK,
+        c -> runner.run(c, "unlink", r -> r.getPath(), writes::unlink),
+        mutationThread);
+    b.handle(
+        RpcMethod.RMDIR,
+        c -> runner.run(c, "rmdir", r -> r.getPath(), writes::rmdir),
+        mutationThread);
+    b.handle(
+        RpcMethod.DELETE,
+        c -> runner.run(c, "delete", r -> r.getPath(), writes::delete),
+        mutationThread);
+    b.handle(
+        RpcMethod.LINK,
+        c ->
+            runner.run(
+                c, "link", r -> r.getExistingPath() + "\tdst=" + r.getNewPath(), writes::link),
+        mutationThread);
+    b.handle(
+        RpcMethod.SYMLINK,
+        c -> runner.run(c, "symlink", r -> r.getPath(), writes::symlink),
+        mutationThread);
+    b.handle(
+        RpcMethod.SET_XATTR,
+        c -> runner.run(c, "setxattr", r -> r.getPath(), writes::setXattr),
+        mutationThread);
+    b.handle(
+        RpcMethod.REMOVE_XATTR,
+        c -> runner.run(c, "removexattr", r -> r.getPath(), writes::removeXattr),
+        mutationThread);
+    b.handle(
+        RpcMethod.SET_LAYOUT_POLICY,
+        c -> runner.run(c, "setlayout", r -> r.getPath(), writes::setLayoutPolicy),
+        mutationThread);
+    b.handle(
+        RpcMethod.COMMIT,
+        c -> runner.run(c, "commit", r -> r.getPath(), files::commit),
+        mutationThread);
+    b.handle(
+        RpcMethod.UPDATE_LENGTH,
+        c -> runner.run(c, "hflush", r -> r.getPath(), files::updateLength),
+        mutationThread);
+    b.handle(
+        RpcMethod.ALLOCATE_CHUNK_SET,
+        c -> runner.run(c, "allocate", r -> r.getPath(), files::allocateChunkSet),
+        mutationThread);
+    b.handle(
+        RpcMethod.REPLACE_REPLICA,
+        c -> runner.run(c, "replace", r -> r.getPath(), files::replaceReplica),
+        mutationThread);
+    b.handle(
+        RpcMethod.RECOVER_LEASE,
+        c -> runner.run(c, "recoverlease", r -> r.getPath(), files::recoverLease),
+        mutationThread);
+    b.handle(
+        RpcMethod.CONCAT,
+        c ->
+            runner.run(
+                c,
+                "concat",
+                r -> r.getTargetPath(),
+                (m, client, r) -> {
+                  throw io.braidfs.common.error.StatusExceptions.toIOException(
+                      Status.UNSUPPORTED, "concat " + r.getTargetPath() + ": not supported yet");
+                }),
+        mutationThread);
+  }
+}

@@ -1,0 +1,178 @@
+package io.braidfs.mds.server;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.ServerCall;
+import io.braidfs.common.token.ClientId;
+import io.braidfs.mds.journal.Journal;
+import io.braidfs.mds.namespace.Client;
+import io.braidfs.mds.namespace.Mutation;
+import io.braidfs.mds.namespace.Namespace;
+import io.braidfs.mds.store.ColumnFamily;
+import io.braidfs.mds.store.Keys;
+import io.braidfs.mds.store.MetadataStore;
+import io.braidfs.mds.store.Records;
+import io.braidfs.mds.store.proto.RetryEntry;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs namespace mutations on the single mutation thread: checks the retry cache, decides the
+ * mutation, appends it to the journal (with its retry-cache entry, in the same record) and answers
+ * once the record is durable. A failed decision writes nothing and answers its status at once.
+ *
+ * <p>A retry (same client id, call id and method) is answered from the retry cache with the first
+ * answer, after a journal barrier so that it is never answered before the original is durable. Only
+ * successful mutations are cached: a failed one changed nothing and fails the same way again.
+ *
+ * <p>Thread-safety: thread-safe; {@link #submit} hands the work to the mutation thread.
+ */
+final class MutationRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(MutationRunner.class);
+
+  /** One mutation: decides into {@code m} and returns the answer. */
+  @FunctionalInterface
+  interface Op<Q, R> {
+    R apply(Mutation m, Client client, Q request) throws IOException;
+  }
+
+  private final Namespace ns;
+  private final MetadataStore store;
+  private final Journal journal;
+  private final ExecutorService mutationThread;
+  private final Audit audit;
+  private final MdsMetrics metrics;
+  private final long retryTtlMs;
+  private final io.braidfs.common.clock.Clock clock;
+
+  MutationRunner(
+      Namespace ns,
+      MetadataStore store,
+      Journal journal,
+      ExecutorService mutationThread,
+      Audit audit,
+      MdsMetrics metrics,
+      long retryTtlMs,
+      io.braidfs.common.clock.Clock clock) {
+    this.ns = ns;
+    this.store = store;
+    this.journal = journal;
+    this.mutationThread = mutationThread;
+    this.audit = audit;
+    this.metrics = metrics;
+    this.retryTtlMs = retryTtlMs;
+    this.clock = clock;
+  }
+
+  /** Runs {@code op} for {@code call} on the mutation thread. */
+  <Q extends Message, R extends Message> void submit(
+      ServerCall<Q, R> call, String name, Function<Q, String> describe, Op<Q, R> op) {
+    try {
+      mutationThread.execute(() -> run(call, name, describe, op));
+    } catch (RuntimeException rejected) {
+      call.fail(Status.UNAVAILABLE, ns + ": the MDS is stopping");
+    }
+  }
+
+  /** Runs {@code op} for {@code call} on this (the mutation) thread. */
+  <Q extends Message, R extends Message> void run(
+      ServerCall<Q, R> call, String name, Function<Q, String> describe, Op<Q, R> op) {
+    Client client = Client.of(call.caller());
+    Q request = call.request();
+    String target = describe.apply(request);
+    byte[] retryKey = Keys.retry(ClientId.of(call.caller().clientId()), call.callId());
+    try {
+      R cached = cached(call, retryKey);
+      if (cached != null) {
+        metrics.retry();
+        journal.barrier().whenComplete((i, err) -> answer(call, cached, err));
+        return;
+      }
+      Mutation m = ns.newMutation();
+      R response;
+      try {
+        response = op.apply(m, client, request);
+      } catch (IOException | RuntimeException e) {
+        ns.abandoned();
+        throw e;
+      }
+      m.put(
+          ColumnFamily.RETRY,
+          retryKey,
+          Records.encode(
+              RetryEntry.newBuilder()
+                  .setStatusCode(Status.OK.code())
+                  .setResponse(response.toByteString())
+                  .setExpiryMs(clock.currentTimeMillis() + retryTtlMs)
+                  .setMethodId(call.method().id())
+                  .build()));
+      CompletableFuture<Long> durable = journal.append(name + " " + target, m.batch());
+      m.applied();
+      audit.log(client, name, target, Status.OK);
+      metrics.mutation(name);
+      durable.whenComplete((i, err) -> answer(call, response, err));
+    } catch (IOException | RuntimeException e) {
+      Status status = StatusExceptions.statusOf(e);
+      if (status == Status.INTERNAL) {
+        LOG.error("{}: {} {} failed", ns, name, target, e);
+      }
+      audit.log(client, name, target, status);
+      metrics.failed(name);
+      call.fail(status, e.getMessage() == null ? e.toString() : e.getMessage());
+    }
+  }
+
+  private <Q extends Message, R extends Message> @Nullable R cached(
+      ServerCall<Q, R> call, byte[] key) throws IOException {
+    byte[] value = store.get(ColumnFamily.RETRY, key);
+    if (value == null) {
+      return null;
+    }
+    RetryEntry entry = Records.decodeRetry(key, value);
+    if (entry.getMethodId() != call.method().id() || entry.getStatusCode() != Status.OK.code()) {
+      return null;
+    }
+    try {
+      return call.method().responseParser().parseFrom(entry.getResponse());
+    } catch (InvalidProtocolBufferException e) {
+      throw StatusExceptions.toIOException(
+          Status.INTERNAL, ns + ": corrupt retry-cache entry for call " + call.callId());
+    }
+  }
+
+  private static <R extends Message> void answer(ServerCall<?, R> call, R response, Throwable err) {
+    if (err == null) {
+      call.reply(response);
+    } else {
+      call.fail(Status.UNAVAILABLE, "the journal could not make the change durable: " + err);
+    }
+  }
+
+  /**
+   * Removes expired retry-cache entries among up to {@code max} scanned after {@code cursor}, as
+   * one journaled mutation (the cache is replicated state); runs on the mutation thread.
+   *
+   * @return the cursor to continue from, or null after the last entry
+   */
+  byte @Nullable [] sweepRetryCache(byte @Nullable [] cursor, int max) throws IOException {
+    var page = store.scan(ColumnFamily.RETRY, new byte[0], cursor, max);
+    Mutation m = ns.newMutation();
+    long now = clock.currentTimeMillis();
+    for (var e : page.entries()) {
+      if (Records.decodeRetry(e.key(), e.value()).getExpiryMs() < now) {
+        m.delete(ColumnFamily.RETRY, e.key());
+      }
+    }
+    if (!m.isEmpty()) {
+      journal.append("sweep retry cache", m.batch());
+    }
+    return page.hasMore() ? page.cursor() : null;
+  }
+}

@@ -1,0 +1,172 @@
+package io.braidfs.mds.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import io.braidfs.common.clock.Clock;
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.config.DataSize;
+import io.braidfs.mds.store.ColumnFamily;
+import io.braidfs.mds.store.Keys;
+import io.braidfs.mds.store.NoNativeLeaks;
+import io.braidfs.mds.store.RocksMetadataStore;
+import io.braidfs.mds.store.ScanPage;
+import io.braidfs.mds.store.StoreBatch;
+import io.braidfs.mds.store.StoreOptions;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Kills a writing process and checks what the store recovers: a child JVM appends mutations to a
+ * {@link WalJournal} as fast as it can from one thread, with many in flight, printing each
+ * acknowledged journal index, and is killed (SIGKILL, no close) after a number of acknowledgements.
+ * Reopened, the store must hold every acknowledged mutation, and exactly the mutations up to its
+ * applied index (a prefix of the appends), each one whole, with its journal record.
+ *
+ * <p>A process kill keeps what reached the operating system, so this checks atomicity, the
+ * applied-index bookkeeping and the journal records across a crash, not the sync itself (that needs
+ * a power cut).
+ */
+@ExtendWith(NoNativeLeaks.class)
+class WalJournalCrashTest {
+  private static final Logger LOG = LoggerFactory.getLogger(WalJournalCrashTest.class);
+
+  /** Mutations rotate over this many directories, as if from several clients. */
+  private static final int CLIENTS = 4;
+
+  private static final int ACKS_BEFORE_KILL = 2000;
+  private static final int IN_FLIGHT = 64;
+
+  @TempDir Path dir;
+
+  @Test
+  @Timeout(90)
+  void aKilledWriterLeavesExactlyTheAppliedMutationsEachWhole() throws Exception {
+    Process child =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Writer.class.getName(),
+                dir.toString())
+            .redirectErrorStream(true)
+            .start();
+    List<Long> acked = new ArrayList<>();
+    List<String> output = new ArrayList<>();
+    try (BufferedReader lines =
+        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while (acked.size() < ACKS_BEFORE_KILL && (line = lines.readLine()) != null) {
+        if (line.startsWith("ACK ")) {
+          acked.add(Long.parseLong(line.substring(4)));
+        } else {
+          output.add(line);
+        }
+      }
+      child.destroyForcibly();
+      assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    }
+    if (acked.size() < ACKS_BEFORE_KILL) {
+      fail("the writer ended early:%n%s", String.join("\n", output));
+    }
+    long maxAcked = acked.stream().mapToLong(Long::longValue).max().orElseThrow();
+
+    try (RocksMetadataStore store = new RocksMetadataStore("recovered", options(dir))) {
+      store.start();
+      long applied = store.appliedIndex();
+      assertThat(applied).isGreaterThanOrEqualTo(maxAcked);
+      // Each mutation created exactly one inode; indexes 1..applied are there, nothing after.
+      List<ScanPage.Entry> inodes =
+          store.scan(ColumnFamily.INODES, new byte[0], null, Integer.MAX_VALUE).entries();
+      assertThat(inodes).hasSize(Math.toIntExact(applied));
+      for (long index = 1; index <= applied; index++) {
+        long ino = ino(index);
+        assertThat(store.get(ColumnFamily.INODES, Keys.inode(ino))).isEqualTo(Keys.u64(ino));
+        assertThat(store.get(ColumnFamily.DENTRIES, dentry(index))).isEqualTo(Keys.u64(ino));
+      }
+      assertThat(store.get(ColumnFamily.INODES, Keys.inode(ino(applied + 1)))).isNull();
+      for (long index : acked) {
+        assertThat(store.get(ColumnFamily.INODES, Keys.inode(ino(index)))).isNotNull();
+      }
+      // The journal holds a record per applied mutation, each equal to what was applied.
+      WalJournal journal =
+          new WalJournal("recovered", store, BraidConfig.defaults(), Clock.system());
+      List<JournalRecord> records = journal.read(1, Integer.MAX_VALUE);
+      assertThat(records).hasSize(Math.toIntExact(applied));
+      for (JournalRecord r : records) {
+        assertThat(r.batch()).isEqualTo(create(r.index()));
+        assertThat(r.operation()).isEqualTo("create f" + r.index());
+      }
+      LOG.info(
+          "killed after {} acknowledged mutations (highest index {}); recovered applied index {}",
+          acked.size(),
+          maxAcked,
+          applied);
+    }
+  }
+
+  /** The inode the mutation at journal index {@code index} creates. */
+  private static long ino(long index) {
+    return 1_000_000_000L + index;
+  }
+
+  private static byte[] dentry(long index) {
+    return Keys.dentry(index % CLIENTS + 1, "f" + index);
+  }
+
+  /** The mutation the writer appends as journal record {@code index}. */
+  static StoreBatch create(long index) {
+    long ino = ino(index);
+    return StoreBatch.builder()
+        .put(ColumnFamily.INODES, Keys.inode(ino), Keys.u64(ino))
+        .put(ColumnFamily.DENTRIES, dentry(index), Keys.u64(ino))
+        .put(ColumnFamily.META, Keys.meta("last-" + index % CLIENTS), Keys.u64(index))
+        .build();
+  }
+
+  static StoreOptions options(Path dir) {
+    return new StoreOptions(dir, true, DataSize.ofMiB(8));
+  }
+
+  /** The child process: appends until killed, printing "ACK index" per durable mutation. */
+  static final class Writer {
+    private Writer() {}
+
+    public static void main(String[] args) throws IOException {
+      PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+      RocksMetadataStore store = new RocksMetadataStore("crash", options(Path.of(args[0])));
+      store.start();
+      WalJournal journal = new WalJournal("crash", store, BraidConfig.defaults(), Clock.system());
+      journal.start();
+      Semaphore inFlight = new Semaphore(IN_FLIGHT);
+      // One namespace thread appends; the indexes follow the appends from 1.
+      for (long index = 1; ; index++) {
+        inFlight.acquireUninterruptibly();
+        journal
+            .append("create f" + index, create(index))
+            .whenComplete(
+                (acked, failure) -> {
+                  inFlight.release();
+                  if (failure == null) {
+                    out.println("ACK " + acked);
+                  }
+                });
+      }
+    }
+  }
+}

@@ -1,0 +1,184 @@
+package io.braidfs.mds.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.RpcClient;
+import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.proto.CommitRequest;
+import io.braidfs.proto.CreateRequest;
+import io.braidfs.proto.CreateResponse;
+import io.braidfs.proto.DataDir;
+import io.braidfs.proto.DeleteRequest;
+import io.braidfs.proto.FileType;
+import io.braidfs.proto.GetAttrRequest;
+import io.braidfs.proto.HeartbeatRequest;
+import io.braidfs.proto.HeartbeatResponse;
+import io.braidfs.proto.MkdirRequest;
+import io.braidfs.proto.OpenRequest;
+import io.braidfs.proto.OpenResponse;
+import io.braidfs.proto.ReadDirRequest;
+import io.braidfs.proto.ReadDirResponse;
+import io.braidfs.proto.RegisterDataServerRequest;
+import io.braidfs.proto.RenameRequest;
+import io.braidfs.proto.StatFsRequest;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The MDS end to end over loopback RPC: a file's life, restart, deletion queue, leases. */
+class MdsServerTest {
+  @TempDir Path dir;
+
+  private BraidConfig config() {
+    return BraidConfig.fromMap(
+        Map.of(
+            "braid.mds.address", "127.0.0.1:0",
+            "braid.mds.store.dir", dir.resolve("mds").toString(),
+            "braid.mds.layout.replication", "2",
+            "braid.mds.layout.stripe-width", "2"));
+  }
+
+  private static List<Integer> register(RpcClient c, InetSocketAddress at, int n)
+      throws IOException {
+    List<Integer> ids = new ArrayList<>();
+    for (int i = 1; i <= n; i++) {
+      ids.add(
+          c.callSync(
+                  at,
+                  RpcMethod.REGISTER_DATA_SERVER,
+                  RegisterDataServerRequest.newBuilder()
+                      .setHost("ds" + i + ".test")
+                      .setPort(7500 + i)
+                      .addDataDirs(
+                          DataDir.newBuilder()
+                              .setPath("/data" + i)
+                              .setStorageId("s-" + i)
+                              .setCapacityBytes(1L << 40))
+                      .setCapacityBytes(1L << 40)
+                      .build())
+              .getServerId());
+    }
+    for (int id : ids) {
+      // Placement passes over a server until its first heartbeat reports room.
+      c.callSync(
+          at,
+          RpcMethod.HEARTBEAT,
+          HeartbeatRequest.newBuilder()
+              .setServerId(id)
+              .setCapacityBytes(1L << 40)
+              .setAvailableBytes(1L << 40)
+              .build());
+    }
+    return ids;
+  }
+
+  @Test
+  void fileLifeAcrossRestart() throws Exception {
+    long inode;
+    try (MdsServer mds = new MdsServer(config());
+        RpcClient c = RpcClient.builder("test").user("root").build()) {
+      mds.start();
+      c.start();
+      InetSocketAddress at = mds.address();
+      List<Integer> servers = register(c, at, 3);
+      c.callSync(
+          at,
+          RpcMethod.MKDIR,
+          MkdirRequest.newBuilder().setPath("/a/b").setMode(0755).setParents(true).build());
+      CreateResponse created =
+          c.callSync(
+              at,
+              RpcMethod.CREATE,
+              CreateRequest.newBuilder().setPath("/a/b/f").setMode(0644).build());
+      inode = created.getAttributes().getInodeId();
+      assertThat(created.getFirstChunkSet().getChunksCount()).isEqualTo(2);
+      assertThat(created.getFirstChunkSet().getChunks(0).getReplicasCount()).isEqualTo(2);
+      assertThat(created.getToken().size()).isGreaterThan(0);
+      assertThat(created.hasLease()).isTrue();
+      c.callSync(
+          at,
+          RpcMethod.COMMIT,
+          CommitRequest.newBuilder().setInodeId(inode).setPath("/a/b/f").setLength(10).build());
+      c.callSync(
+          at,
+          RpcMethod.RENAME,
+          RenameRequest.newBuilder().setSourcePath("/a/b/f").setDestinationPath("/a/g").build());
+      assertThatThrownBy(
+              () ->
+                  c.callSync(
+                      at,
+                      RpcMethod.CREATE,
+                      CreateRequest.newBuilder().setPath("/a/g").setMode(0644).build()))
+          .satisfies(
+              e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.ALREADY_EXISTS));
+      assertThat(mds.namespace().inodeCount()).isEqualTo(4);
+      assertThat(servers).hasSize(3);
+    }
+    try (MdsServer mds = new MdsServer(config());
+        RpcClient c = RpcClient.builder("test2").user("root").build()) {
+      mds.start();
+      c.start();
+      InetSocketAddress at = mds.address();
+      var attrs =
+          c.callSync(at, RpcMethod.GET_ATTR, GetAttrRequest.newBuilder().setPath("/a/g").build())
+              .getAttributes();
+      assertThat(attrs.getInodeId()).isEqualTo(inode);
+      assertThat(attrs.getSize()).isEqualTo(10);
+      ReadDirResponse list =
+          c.callSync(at, RpcMethod.READ_DIR, ReadDirRequest.newBuilder().setPath("/a").build());
+      assertThat(list.getEntriesList()).extracting(e -> e.getName()).containsExactly("b", "g");
+      assertThat(list.getEntries(0).getType()).isEqualTo(FileType.FILE_TYPE_DIRECTORY);
+      OpenResponse opened =
+          c.callSync(at, RpcMethod.OPEN, OpenRequest.newBuilder().setPath("/a/g").build());
+      assertThat(opened.getChunkSetsCount()).isEqualTo(1);
+      assertThat(
+              c.callSync(at, RpcMethod.STAT_FS, StatFsRequest.getDefaultInstance()).getInodeCount())
+          .isEqualTo(4);
+      // The data servers are unknown after the restart: told to register again.
+      HeartbeatResponse hb =
+          c.callSync(at, RpcMethod.HEARTBEAT, HeartbeatRequest.newBuilder().setServerId(1).build());
+      assertThat(hb.getRegisterAgain()).isTrue();
+      List<Integer> servers = register(c, at, 3);
+      c.callSync(
+          at,
+          RpcMethod.DELETE,
+          DeleteRequest.newBuilder().setPath("/a").setRecursive(true).build());
+      assertThat(mds.namespace().deletions().size()).isEqualTo(1);
+      int told = 0;
+      for (int id : servers) {
+        told +=
+            c.callSync(
+                    at,
+                    RpcMethod.HEARTBEAT,
+                    HeartbeatRequest.newBuilder()
+                        .setServerId(id)
+                        .setCapacityBytes(1L << 40)
+                        .setAvailableBytes(1L << 40)
+                        .build())
+                .getChunksToDeleteCount();
+      }
+      assertThat(told).isEqualTo(4);
+      for (int id : servers) {
+        c.callSync(
+            at,
+            RpcMethod.HEARTBEAT,
+            HeartbeatRequest.newBuilder()
+                .setServerId(id)
+                .setCapacityBytes(1L << 40)
+                .setAvailableBytes(1L << 40)
+                .build());
+      }
+      assertThat(mds.namespace().deletions().size()).isZero();
+      assertThat(mds.namespace().inodeCount()).isEqualTo(1);
+    }
+  }
+}
