@@ -15,7 +15,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * on the same store. See {@link ModelRun} for what is generated and compared.
  *
  * <p>To replay or widen a run: {@code -Dbraid.model.seed=<seed>} runs only that seed, {@code
- * -Dbraid.model.ops=<n>} changes the operations per seed (default 1500).
+ * -Dbraid.model.seeds=<n>} runs {@code n} other seeds (a soak), {@code -Dbraid.model.ops=<n>}
+ * changes the operations per seed (default 1500).
  */
 class NamespaceModelRpcTest {
   private static final int OPS = Integer.getInteger("braid.model.ops", 1500);
@@ -24,6 +25,10 @@ class NamespaceModelRpcTest {
     String only = System.getProperty("braid.model.seed");
     if (only != null && !only.isBlank()) {
       return LongStream.of(Long.parseLong(only.strip()));
+    }
+    int count = Integer.getInteger("braid.model.seeds", 0);
+    if (count > 0) {
+      return LongStream.rangeClosed(1, count).map(i -> i * 1_000_003L);
     }
     return LongStream.of(1, 2, 3, 0x5EEDL);
   }

@@ -190,6 +190,28 @@ class RetryCacheTest {
     assertThat(rootListing()).containsExactly("h");
   }
 
+  /** The retry cache is journaled state (architecture section 4), so a restart keeps it. */
+  @Test
+  void aRetryAfterARestartGetsTheFirstAnswer() throws IOException {
+    RenameRequest rename =
+        RenameRequest.newBuilder().setSourcePath("/r").setDestinationPath("/s").build();
+    root.callSync(
+        mds.address(),
+        RpcMethod.MKDIR,
+        MkdirRequest.newBuilder().setPath("/r").setMode(0755).build());
+    Answer first;
+    try (RawConnection c = connect(CLIENT_A)) {
+      first = c.call(RpcMethod.RENAME, 15, rename);
+      assertThat(first.status()).as(first.error()).isEqualTo(Status.OK);
+    }
+    mds.restart();
+    root = mds.superuser();
+    try (RawConnection c = connect(CLIENT_A)) {
+      assertSameAnswer(c.call(RpcMethod.RENAME, 15, rename), first);
+    }
+    assertThat(rootListing()).containsExactly("s");
+  }
+
   @Test
   void theSameCallIdFromAnotherClientIsANewCall() throws IOException {
     try (RawConnection a = connect(CLIENT_A)) {
