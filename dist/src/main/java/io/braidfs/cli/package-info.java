@@ -1,2 +1,11 @@
-/** The {@code braid} command: servers, the local cluster, file-system tools and benchmarks. */
+/**
+ * The {@code braid} command: servers, the local cluster, file-system tools and benchmarks. {@link
+ * io.braidfs.cli.Braid} is the main class and lists the subcommands; {@link
+ * io.braidfs.cli.ConfigOptions} gives every server the same {@code --conf} and {@code -D} options,
+ * and {@link io.braidfs.cli.Foreground} runs a server until it is asked to stop. Errors are one
+ * line on stderr with the exit codes documented on {@link io.braidfs.cli.Braid}.
+ */
+@NullMarked
 package io.braidfs.cli;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,153 @@
+package io.braidfs.cli;
+
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.config.ConfigKey;
+import io.braidfs.common.config.ConfigKeyRegistry;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/**
+ * The configuration options every server subcommand shares: {@code --conf FILE} (a properties file)
+ * and {@code -D key=value}. A subcommand's own flags (such as {@code braid mds --address}) override
+ * {@code -D}, which overrides the file, which overrides the defaults.
+ *
+ * <p>Unlike {@link BraidConfig}, which only warns about keys it does not know, the command line
+ * refuses them: a key nobody declares in a file an operator wrote is a mistake worth stopping for.
+ * Every problem becomes a {@link ConfigException}, so the command exits with {@link
+ * Braid#EXIT_USAGE} and one line naming the key, where it was given and what was expected.
+ *
+ * <p>Thread-safety: not thread-safe; picocli fills it in, then one command reads it.
+ */
+public final class ConfigOptions {
+  @Option(
+      names = "--conf",
+      paramLabel = "FILE",
+      description = "Read configuration from this properties file (braid.* keys).")
+  @Nullable Path confFile;
+
+  @Option(
+      names = "-D",
+      paramLabel = "KEY=VALUE",
+      description = "Set a configuration key; overrides --conf. May be repeated.")
+  Map<String, String> properties = new LinkedHashMap<>();
+
+  /**
+   * The configuration: the file, then {@code -D}, then {@code flags} (the subcommand's own options
+   * as configuration entries), each overriding the ones before.
+   *
+   * @throws ConfigException if the file cannot be read, or a key is unknown or its value invalid
+   */
+  public BraidConfig load(CommandLine cmd, Map<String, String> flags) {
+    ConfigKeyRegistry registry = ConfigKeyRegistry.discover();
+    Map<String, String> entries = new TreeMap<>();
+    List<String> problems = new ArrayList<>();
+    if (confFile != null) {
+      String source = "in " + confFile;
+      readFile(cmd, confFile).forEach((k, v) -> put(registry, entries, problems, source, k, v));
+    }
+    properties.forEach((k, v) -> put(registry, entries, problems, "given with -D", k, v));
+    flags.forEach((k, v) -> entries.put(k, v));
+    if (!problems.isEmpty()) {
+      throw new ConfigException(cmd, String.join("; ", problems), null);
+    }
+    try {
+      return BraidConfig.fromMap(entries, registry);
+    } catch (IllegalArgumentException e) {
+      // A subcommand flag with a value its key refuses (the others were checked above).
+      throw new ConfigException(cmd, e.getMessage().replace('\n', ' '), e);
+    }
+  }
+
+  private static Map<String, String> readFile(CommandLine cmd, Path file) {
+    Properties p = new Properties();
+    try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      p.load(in);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(cmd, "cannot read --conf " + file + ": no such file", e);
+    } catch (AccessDeniedException e) {
+      throw new ConfigException(cmd, "cannot read --conf " + file + ": permission denied", e);
+    } catch (IOException | IllegalArgumentException e) {
+      throw new ConfigException(cmd, "cannot read --conf " + file + ": " + Errors.describe(e), e);
+    }
+    Map<String, String> entries = new TreeMap<>();
+    for (String name : p.stringPropertyNames()) {
+      entries.put(name, p.getProperty(name));
+    }
+    return entries;
+  }
+
+  private static void put(
+      ConfigKeyRegistry registry,
+      Map<String, String> entries,
+      List<String> problems,
+      String source,
+      String name,
+      String value) {
+    ConfigKey<?> key = registry.key(name);
+    if (key == null) {
+      String suggestion = closest(registry, name);
+      problems.add(
+          "unknown configuration key '"
+              + name
+              + "' "
+              + source
+              + (suggestion == null ? "" : "; did you mean '" + suggestion + "'?"));
+      return;
+    }
+    try {
+      key.parse(value);
+    } catch (IllegalArgumentException e) {
+      problems.add(e.getMessage().replace('\n', ' ') + " (" + source + ")");
+      return;
+    }
+    entries.put(name, value);
+  }
+
+  /** The declared key closest to a misspelt {@code name}, or null if none is close. */
+  static @Nullable String closest(ConfigKeyRegistry registry, String name) {
+    String best = null;
+    int bestDistance = Math.max(2, name.length() / 8) + 1;
+    for (String candidate : registry.keys().keySet()) {
+      int d = distance(name, candidate);
+      if (d < bestDistance) {
+        best = candidate;
+        bestDistance = d;
+      }
+    }
+    return best;
+  }
+
+  /** The Levenshtein distance between two strings. */
+  static int distance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+      }
+      int[] t = previous;
+      previous = current;
+      current = t;
+    }
+    return previous[b.length()];
+  }
+}

@@ -1,0 +1,67 @@
+package io.braidfs.cli;
+
+import io.braidfs.common.lifecycle.Service;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+
+/**
+ * Runs a server in the foreground, the way every server subcommand does: start it, print one line
+ * saying where it serves, wait for the {@link StopSignal}, close it.
+ *
+ * <p>A start failure (a port in use, a store locked by another process) is reported as one line on
+ * stderr naming the cause, with the stack trace only at DEBUG: the operator needs the cause, not a
+ * trace. The ready line is the only thing written to stdout, so scripts and tests can parse it.
+ *
+ * <p>Thread-safety: stateless; {@link #run} blocks the calling thread until the server is closed.
+ */
+final class Foreground {
+  private static final Logger LOG = LoggerFactory.getLogger(Foreground.class);
+
+  private Foreground() {}
+
+  /**
+   * Starts {@code service}, prints {@code readyLine.apply(service)} to the command's stdout, waits
+   * for {@code stop}, then closes the service. The service is closed on every path.
+   *
+   * @param what the command's name for messages, such as {@code braid mds}
+   * @param where what a failed start names besides its cause, such as {@code address 0.0.0.0:7400,
+   *     store /data/mds}
+   * @return {@link Braid#EXIT_OK} after a requested stop, {@link Braid#EXIT_FAILURE} if the service
+   *     did not start or the wait was interrupted
+   */
+  static <S extends Service> int run(
+      CommandLine cmd,
+      String what,
+      String where,
+      S service,
+      Function<S, String> readyLine,
+      StopSignal stop) {
+    PrintWriter out = cmd.getOut();
+    PrintWriter err = cmd.getErr();
+    try (service) {
+      try {
+        service.start();
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("{}: start failed", what, e);
+        err.println(what + ": failed to start (" + where + "): " + Errors.describe(e));
+        err.flush();
+        return Braid.EXIT_FAILURE;
+      }
+      out.println(readyLine.apply(service));
+      out.flush();
+      stop.awaitRequest();
+      LOG.info("{}: stopping", what);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      err.println(what + ": interrupted; stopped");
+      err.flush();
+      return Braid.EXIT_FAILURE;
+    }
+    LOG.info("{}: stopped", what);
+    return Braid.EXIT_OK;
+  }
+}

@@ -1,0 +1,120 @@
+package io.braidfs.cli;
+
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.mds.server.MdsConfigKeys;
+import io.braidfs.mds.server.MdsServer;
+import io.braidfs.mds.store.MdsStoreConfigKeys;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code braid mds}: runs one metadata server in the foreground until SIGTERM or Ctrl-C.
+ *
+ * <p>Once it serves, it prints exactly one line to stdout, {@code braid mds listening on HOST:PORT
+ * (store DIR)}, with the bound port (when configured with port 0) and the store's absolute path;
+ * tests and scripts wait for it. Everything else it says goes to the log on stderr.
+ *
+ * <p>Thread-safety: not thread-safe; picocli fills it in and calls it on one thread.
+ */
+@Command(
+    name = "mds",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    description = {
+      "Runs a metadata server in the foreground until stopped (SIGTERM or Ctrl-C).",
+      "Prints 'braid mds listening on HOST:PORT (store DIR)' once it serves.",
+      "Configuration: --address and --dir override -D, which overrides --conf, which overrides"
+          + " the defaults (docs/configuration.md)."
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:stopped on request",
+      "1:could not start (port in use, store locked by another MDS, ...)",
+      "2:bad command line or configuration"
+    })
+final class MdsCommand implements Callable<Integer> {
+  @ParentCommand @Nullable Braid parent;
+
+  @Spec @Nullable CommandSpec spec;
+
+  @Mixin ConfigOptions config = new ConfigOptions();
+
+  @Option(
+      names = "--address",
+      paramLabel = "HOST:PORT",
+      description = "Listen here (braid.mds.address); port 0 picks a free port.")
+  @Nullable String address;
+
+  @Option(
+      names = "--dir",
+      paramLabel = "DIR",
+      description = "The namespace store's directory (braid.mds.store.dir).")
+  @Nullable Path dir;
+
+  @Override
+  public Integer call() {
+    CommandSpec s = spec();
+    BraidConfig cfg = configuration();
+    Path store = Path.of(cfg.get(MdsStoreConfigKeys.DIR)).toAbsolutePath().normalize();
+    return Foreground.run(
+        s.commandLine(),
+        s.qualifiedName(),
+        "address " + cfg.get(MdsConfigKeys.ADDRESS) + ", store " + store,
+        new MdsServer(cfg),
+        mds ->
+            s.qualifiedName()
+                + " listening on "
+                + HostPort.of(mds.address())
+                + " (store "
+                + store
+                + ")",
+        parent().stopSignal());
+  }
+
+  /**
+   * The server's configuration from the file, {@code -D} and the flags.
+   *
+   * @throws ConfigException if any of it is unknown or invalid
+   */
+  BraidConfig configuration() {
+    Map<String, String> flags = new LinkedHashMap<>();
+    if (address != null) {
+      flags.put(MdsConfigKeys.ADDRESS.name(), address);
+    }
+    if (dir != null) {
+      flags.put(MdsStoreConfigKeys.DIR.name(), dir.toString());
+    }
+    BraidConfig cfg = config.load(spec().commandLine(), flags);
+    String effective = cfg.get(MdsConfigKeys.ADDRESS);
+    try {
+      HostPort.parse(effective);
+    } catch (IllegalArgumentException e) {
+      String origin = address != null ? "--address" : MdsConfigKeys.ADDRESS.name();
+      throw new ConfigException(spec().commandLine(), origin + ": " + e.getMessage(), e);
+    }
+    return cfg;
+  }
+
+  private CommandSpec spec() {
+    if (spec == null) {
+      throw new IllegalStateException("not created by picocli");
+    }
+    return spec;
+  }
+
+  private Braid parent() {
+    if (parent == null) {
+      throw new IllegalStateException("not run as a subcommand of braid");
+    }
+    return parent;
+  }
+}

@@ -1,0 +1,203 @@
+package io.braidfs.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.braidfs.common.rpc.RpcClient;
+import io.braidfs.common.testing.Await;
+import io.braidfs.proto.Attributes;
+import io.braidfs.proto.FileType;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code braid mds} serving for real: the listening line, a clean stop on request and on SIGTERM or
+ * SIGINT (exit code 0), and start failures (exit code 1, one line naming the cause).
+ */
+class MdsCommandTest {
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+  @TempDir Path tmp;
+
+  /** {@code braid args...} running on a thread of this JVM, stopped through its StopSignal. */
+  static final class InProcess implements AutoCloseable {
+    final StopSignal stop = new StopSignal();
+    final StringWriter out = new StringWriter();
+    final StringWriter err = new StringWriter();
+    private final Thread thread;
+    private volatile int code = -1;
+
+    InProcess(String... args) {
+      thread =
+          new Thread(
+              () ->
+                  code =
+                      Braid.commandLine(
+                              stop, new PrintWriter(out, true), new PrintWriter(err, true))
+                          .execute(args),
+              "test-braid-command");
+      thread.start();
+    }
+
+    /** Waits for the listening line and returns the address it names. */
+    InetSocketAddress awaitListening() {
+      Await.until(
+          "the listening line (err: " + err + ")",
+          TIMEOUT,
+          () -> listening() != null || !thread.isAlive());
+      Matcher m = listening();
+      assertThat(m).as("ended with %d before listening: %s", code, err).isNotNull();
+      return new InetSocketAddress(m.group(1), Integer.parseInt(m.group(2)));
+    }
+
+    private Matcher listening() {
+      for (String line : out.toString().lines().toList()) {
+        Matcher m = BraidProcess.MDS_LISTENING.matcher(line);
+        if (m.matches()) {
+          return m;
+        }
+      }
+      return null;
+    }
+
+    /** Waits for the command to end and returns its exit code. */
+    int awaitExit() throws InterruptedException {
+      thread.join(TIMEOUT.toMillis());
+      assertThat(thread.isAlive()).as("the command still runs").isFalse();
+      return code;
+    }
+
+    /** Stops the command and waits for it (an interrupt stops the wait and is restored). */
+    @Override
+    public void close() {
+      stop.request();
+      try {
+        thread.join(TIMEOUT.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Test
+  void printsOneListeningLineServesAndStopsWithZeroOnRequest() throws Exception {
+    Path store = tmp.resolve("store");
+    try (InProcess mds =
+            new InProcess(
+                "mds",
+                "--address",
+                "127.0.0.1:0",
+                "--dir",
+                store.toString(),
+                "-D",
+                "braid.mds.cluster.dead-interval=1h");
+        RpcClient client = RpcClient.builder("cli-test").user("root").build()) {
+      InetSocketAddress address = mds.awaitListening();
+      assertThat(address.getPort()).isPositive();
+      assertThat(mds.out.toString())
+          .isEqualTo(
+              "braid mds listening on 127.0.0.1:"
+                  + address.getPort()
+                  + " (store "
+                  + store.toAbsolutePath()
+                  + ")"
+                  + System.lineSeparator());
+
+      client.start();
+      MdsOps ops = new MdsOps(client, address);
+      ops.registerDataServers(3);
+      ops.mkdir("/a");
+      Attributes created = ops.create("/a/f");
+      assertThat(ops.getAttr("/a/f").getInodeId()).isEqualTo(created.getInodeId());
+      assertThat(ops.getAttr("/a").getType()).isEqualTo(FileType.FILE_TYPE_DIRECTORY);
+
+      mds.stop.request();
+      assertThat(mds.awaitExit()).isEqualTo(Braid.EXIT_OK);
+      assertThat(mds.out.toString().lines()).hasSize(1);
+      assertThat(mds.err.toString()).isEmpty();
+    }
+  }
+
+  @Test
+  void aBusyPortFailsToStartWithOneLineAndExitCodeOne() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      String address = "127.0.0.1:" + taken.getLocalPort();
+      try (InProcess mds =
+          new InProcess("mds", "--address", address, "--dir", tmp.resolve("s").toString())) {
+        assertThat(mds.awaitExit()).isEqualTo(Braid.EXIT_FAILURE);
+        assertThat(mds.out.toString()).isEmpty();
+        List<String> err = mds.err.toString().lines().toList();
+        assertThat(err).hasSize(1);
+        assertThat(err.get(0))
+            .startsWith("braid mds: failed to start (address " + address + ", store ")
+            .contains("Address already in use");
+      }
+    }
+  }
+
+  @Test
+  void aStoreLockedByAnotherMdsFailsToStartWithExitCodeOne() throws Exception {
+    String store = tmp.resolve("shared").toString();
+    try (InProcess first = new InProcess("mds", "--address", "127.0.0.1:0", "--dir", store)) {
+      first.awaitListening();
+      try (InProcess second = new InProcess("mds", "--address", "127.0.0.1:0", "--dir", store)) {
+        assertThat(second.awaitExit()).isEqualTo(Braid.EXIT_FAILURE);
+        assertThat(second.out.toString()).isEmpty();
+        List<String> err = second.err.toString().lines().toList();
+        assertThat(err).hasSize(1);
+        assertThat(err.get(0))
+            .startsWith("braid mds: failed to start (address 127.0.0.1:0, store " + store + "): ")
+            .contains("LOCK");
+      }
+      assertThat(first.stop.isRequested()).isFalse();
+    }
+  }
+
+  @Test
+  void sigtermAndSigintStopTheProcessCleanlyWithExitCodeZero() throws Exception {
+    Path store = tmp.resolve("store");
+    try (BraidProcess p =
+        BraidProcess.start(
+            tmp.resolve("term.log"),
+            "mds",
+            "--address",
+            "127.0.0.1:0",
+            "--dir",
+            store.toString())) {
+      p.awaitMdsListening(TIMEOUT);
+      assertThat(p.terminate(TIMEOUT)).as(p.diagnostics()).isZero();
+      assertThat(p.stdout()).hasSize(1);
+      assertThat(Files.readString(tmp.resolve("term.log"))).contains("braid mds: stopped");
+    }
+    try (BraidProcess p =
+        BraidProcess.start(
+            tmp.resolve("int.log"), "mds", "--address", "127.0.0.1:0", "--dir", store.toString())) {
+      p.awaitMdsListening(TIMEOUT);
+      Process kill = new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start();
+      assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(p.awaitExit(TIMEOUT)).as(p.diagnostics()).isZero();
+    }
+  }
+
+  @Test
+  void theProcessReportsABadKeyWithExitCodeTwo() throws IOException, InterruptedException {
+    try (BraidProcess p =
+        BraidProcess.start(tmp.resolve("bad.log"), "mds", "-D", "braid.mds.nope=1")) {
+      assertThat(p.awaitExit(TIMEOUT)).isEqualTo(Braid.EXIT_USAGE);
+      assertThat(p.stdout()).isEmpty();
+      assertThat(Files.readAllLines(tmp.resolve("bad.log")))
+          .containsExactly("braid mds: unknown configuration key 'braid.mds.nope' given with -D");
+    }
+  }
+}
