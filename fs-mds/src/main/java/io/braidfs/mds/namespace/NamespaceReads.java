@@ -231,6 +231,10 @@ public final class NamespaceReads {
 
   /** Open without write: attributes, the first chunk sets' locations and a READ token. */
   public OpenResponse openForRead(Client client, OpenRequest req) throws IOException {
+    if (req.getTruncate()) {
+      throw Resolver.fail(
+          Status.INVALID_ARGUMENT, "open " + req.getPath() + ": truncate requires write");
+    }
     Caller caller = client.caller();
     Inode file = ns.target(ns.store, caller, "open", req.getPath(), req.getInodeId(), true);
     checkRegular("open", req.getPath(), file);

@@ -280,7 +280,17 @@ public final class NamespaceWrites {
     BraidPath path = BraidPath.parse(req.getPath());
     String target = req.getTarget();
     int targetBytes = target.getBytes(StandardCharsets.UTF_8).length;
-    if (target.isEmpty() || targetBytes > BraidPath.MAX_PATH_BYTES || target.indexOf('\0') >= 0) {
+    if (targetBytes > BraidPath.MAX_PATH_BYTES) {
+      throw Resolver.fail(
+          Status.NAME_TOO_LONG,
+          "symlink "
+              + path
+              + ": a target of "
+              + targetBytes
+              + " bytes, at most "
+              + BraidPath.MAX_PATH_BYTES);
+    }
+    if (target.isEmpty() || target.indexOf('\0') >= 0) {
       throw Resolver.fail(
           Status.INVALID_ARGUMENT,
           "symlink "
@@ -315,6 +325,11 @@ public final class NamespaceWrites {
 
   public RenameResponse rename(Mutation m, Client client, RenameRequest req) throws IOException {
     Caller caller = client.caller();
+    if (req.getSemanticsValue() < 0
+        || req.getSemanticsValue() > RenameSemantics.RENAME_SEMANTICS_HADOOP_VALUE) {
+      throw Resolver.fail(
+          Status.INVALID_ARGUMENT, "rename: unknown semantics " + req.getSemanticsValue());
+    }
     BraidPath src = BraidPath.parse(req.getSourcePath());
     BraidPath dst = BraidPath.parse(req.getDestinationPath());
     if (req.getSemantics() == RenameSemantics.RENAME_SEMANTICS_HADOOP) {
@@ -462,9 +477,13 @@ public final class NamespaceWrites {
     Caller caller = client.caller();
     String path = req.getPath();
     Xattrs.Space space = Xattrs.space("setxattr", path, req.getName());
+    if (req.getModeValue() < 0 || req.getModeValue() > XattrSetMode.XATTR_SET_MODE_REPLACE_VALUE) {
+      throw Resolver.fail(
+          Status.INVALID_ARGUMENT, "setxattr " + path + ": unknown mode " + req.getModeValue());
+    }
     if (req.getValue().size() > Xattrs.MAX_VALUE_BYTES) {
       throw Resolver.fail(
-          Status.INVALID_ARGUMENT,
+          Status.OUT_OF_RANGE,
           "setxattr "
               + path
               + ": value of "

@@ -23,6 +23,14 @@ import java.util.TreeMap;
  * {@code TOO_MANY_LINKS}), then the destination's, then the operation's own preconditions in the
  * order each method documents.
  *
+ * <p>Implicitly created ancestors: {@code mkdir} with {@code parents} gives each missing ancestor
+ * {@code mode | 0300} (owner write and search added, as HDFS does and as {@code MkdirRequest}
+ * documents), while {@code create} and {@code symlink} with {@code create_parents} give them {@code
+ * 0755}. The directory named by a mkdir itself gets {@code mode} unchanged.
+ *
+ * <p>Link counts: {@link #linkCount} gives what {@code Attributes.nlink} must say, {@code 2 +
+ * subdirectories} for a directory; {@link #dump()} leaves directories' counts out (0).
+ *
  * <p>Paths are absolute and already valid (see {@code BraidPath}); names compare as Java strings,
  * which for valid UTF-8 names is the byte order the MDS lists them in only for BMP characters, so
  * model-based tests draw names from ASCII.
@@ -35,6 +43,12 @@ public final class NamespaceModel {
 
   /** Symlinks followed in one resolution before {@code TOO_MANY_LINKS} (as Linux's ELOOP). */
   public static final int MAX_SYMLINK_HOPS = 40;
+
+  /** Marks "do not create missing ancestors" for {@link #slot}. */
+  private static final int NO_PARENTS = -1;
+
+  /** The mode {@code create} and {@code symlink} give ancestors made with create_parents. */
+  private static final int CREATE_PARENTS_MODE = 0755;
 
   /** What an inode is. */
   public enum Type {
@@ -81,8 +95,14 @@ public final class NamespaceModel {
       return size;
     }
 
+    /** The hard-link count of a file or symlink; see {@link NamespaceModel#linkCount} for all. */
     public int nlink() {
       return nlink;
+    }
+
+    /** A symlink's target as given; null for anything else. */
+    public String target() {
+      return target;
     }
 
     @Override
@@ -184,14 +204,21 @@ public final class NamespaceModel {
     return walk(inodes.get(ROOT), components(path), followLast, path);
   }
 
-  /** The directory that holds the last component of {@code path}, and that name. */
-  private Slot slot(String path, boolean createParents) {
+  /**
+   * The directory that holds the last component of {@code path}, and that name.
+   *
+   * @param parentsMode the mode of missing ancestors to create, or {@link #NO_PARENTS}
+   */
+  private Slot slot(String path, int parentsMode) {
     List<String> comps = components(path);
     if (comps.isEmpty()) {
       throw fail(Status.INVALID_ARGUMENT, path + ": the root has no parent");
     }
     List<String> parentComps = comps.subList(0, comps.size() - 1);
-    Inode dir = createParents ? mkdirs(parentComps, path) : walk(root(), parentComps, true, path);
+    Inode dir =
+        parentsMode != NO_PARENTS
+            ? mkdirs(parentComps, parentsMode, path)
+            : walk(root(), parentComps, true, path);
     if (dir.type != Type.DIRECTORY) {
       throw fail(Status.NOT_DIRECTORY, path + ": the parent is not a directory");
     }
@@ -202,13 +229,17 @@ public final class NamespaceModel {
     return inodes.get(ROOT);
   }
 
-  /** Resolves a chain of directories, creating missing ones with mode 0755 (HDFS: mode | 0300). */
-  private Inode mkdirs(List<String> comps, String path) {
+  /**
+   * Resolves a chain of directories, creating missing ones with {@code mode}: {@code mode | 0300}
+   * of the requested directory for mkdir with parents (HDFS), {@link #CREATE_PARENTS_MODE} for
+   * create and symlink with create_parents.
+   */
+  private Inode mkdirs(List<String> comps, int mode, String path) {
     Inode cur = root();
     for (int i = 0; i < comps.size(); i++) {
       Long id = cur.entries.get(comps.get(i));
       if (id == null) {
-        Inode dir = newInode(Type.DIRECTORY, 0755, cur.id, null);
+        Inode dir = newInode(Type.DIRECTORY, mode, cur.id, null);
         cur.entries.put(comps.get(i), dir.id);
         cur = dir;
         continue;
@@ -283,12 +314,31 @@ public final class NamespaceModel {
     return inodes.size();
   }
 
+  /**
+   * What {@code Attributes.nlink} says for {@code inode}: for a directory 2 plus its subdirectories
+   * (its entry in the parent, its own "." and each child's ".."), otherwise the number of names
+   * linking to it.
+   */
+  public int linkCount(Inode inode) {
+    if (inode.type != Type.DIRECTORY) {
+      return inode.nlink;
+    }
+    int links = 2;
+    for (Long child : inode.entries.values()) {
+      if (inodes.get(child).type == Type.DIRECTORY) {
+        links++;
+      }
+    }
+    return links;
+  }
+
   // ---- mutations --------------------------------------------------------------------------------
 
   /**
    * Mkdir. Checks, in order: the root ({@code ALREADY_EXISTS}, or not created with parents); the
    * parent; an existing entry ({@code ALREADY_EXISTS}, unless {@code parents} and it is a
-   * directory, which is not created again).
+   * directory, which is not created again). With {@code parents}, missing ancestors are created
+   * with {@code mode | 0300}.
    *
    * @return whether a directory was created
    */
@@ -299,7 +349,7 @@ public final class NamespaceModel {
       }
       throw fail(Status.ALREADY_EXISTS, path + ": exists");
     }
-    Slot s = slot(path, parents);
+    Slot s = slot(path, parents ? (mode | 0300) & 07777 : NO_PARENTS);
     Inode existing = s.existing(this);
     if (existing != null) {
       if (parents && existing.type == Type.DIRECTORY) {
@@ -315,7 +365,8 @@ public final class NamespaceModel {
   /**
    * Create. Checks, in order: the root ({@code IS_DIRECTORY}); the parent; an existing directory
    * ({@code IS_DIRECTORY}); an existing other entry without overwrite ({@code ALREADY_EXISTS}).
-   * With overwrite an existing file or symlink is unlinked and a new inode takes its name.
+   * With overwrite an existing file or symlink is unlinked and a new inode takes its name. With
+   * {@code createParents}, missing ancestors are created with mode 0755.
    *
    * @return the new file
    */
@@ -323,7 +374,7 @@ public final class NamespaceModel {
     if (components(path).isEmpty()) {
       throw fail(Status.IS_DIRECTORY, path + ": is a directory");
     }
-    Slot s = slot(path, createParents);
+    Slot s = slot(path, createParents ? CREATE_PARENTS_MODE : NO_PARENTS);
     Inode existing = s.existing(this);
     if (existing != null) {
       if (existing.type == Type.DIRECTORY) {
@@ -344,7 +395,7 @@ public final class NamespaceModel {
     if (components(path).isEmpty()) {
       throw fail(Status.IS_DIRECTORY, path + ": is a directory");
     }
-    Slot s = slot(path, false);
+    Slot s = slot(path, NO_PARENTS);
     Inode existing = s.existing(this);
     if (existing == null) {
       throw fail(Status.NOT_FOUND, path + ": no such entry");
@@ -361,7 +412,7 @@ public final class NamespaceModel {
     if (components(path).isEmpty()) {
       throw fail(Status.INVALID_ARGUMENT, path + ": the root cannot be removed");
     }
-    Slot s = slot(path, false);
+    Slot s = slot(path, NO_PARENTS);
     Inode existing = s.existing(this);
     if (existing == null) {
       throw fail(Status.NOT_FOUND, path + ": no such entry");
@@ -386,7 +437,7 @@ public final class NamespaceModel {
     if (components(path).isEmpty()) {
       throw fail(Status.INVALID_ARGUMENT, path + ": the root cannot be removed");
     }
-    Slot s = slot(path, false);
+    Slot s = slot(path, NO_PARENTS);
     Inode existing = s.existing(this);
     if (existing == null) {
       throw fail(Status.NOT_FOUND, path + ": no such entry");
@@ -422,7 +473,7 @@ public final class NamespaceModel {
       throw fail(
           Status.PERMISSION_DENIED, existingPath + ": hard links to directories are refused");
     }
-    Slot s = slot(newPath, false);
+    Slot s = slot(newPath, NO_PARENTS);
     if (s.existing(this) != null) {
       throw fail(Status.ALREADY_EXISTS, newPath + ": exists");
     }
@@ -431,12 +482,15 @@ public final class NamespaceModel {
     return target;
   }
 
-  /** Symlink. Checks, in order: the parent; a taken name ({@code ALREADY_EXISTS}). */
+  /**
+   * Symlink. Checks, in order: the parent; a taken name ({@code ALREADY_EXISTS}). With {@code
+   * createParents}, missing ancestors are created with mode 0755.
+   */
   public Inode symlink(String target, String path, boolean createParents) {
     if (components(path).isEmpty()) {
       throw fail(Status.ALREADY_EXISTS, path + ": exists");
     }
-    Slot s = slot(path, createParents);
+    Slot s = slot(path, createParents ? CREATE_PARENTS_MODE : NO_PARENTS);
     if (s.existing(this) != null) {
       throw fail(Status.ALREADY_EXISTS, path + ": exists");
     }
@@ -511,12 +565,12 @@ public final class NamespaceModel {
     if (components(src).isEmpty() || components(dst).isEmpty()) {
       throw fail(Status.INVALID_ARGUMENT, src + " -> " + dst + ": the root cannot be renamed");
     }
-    Slot from = slot(src, false);
+    Slot from = slot(src, NO_PARENTS);
     Inode moving = from.existing(this);
     if (moving == null) {
       throw fail(Status.NOT_FOUND, src + ": no such entry");
     }
-    Slot to = slot(dst, false);
+    Slot to = slot(dst, NO_PARENTS);
     if (isAncestorOrSelf(moving, to.dir)) {
       throw fail(Status.INVALID_ARGUMENT, src + " -> " + dst + ": into its own subtree");
     }

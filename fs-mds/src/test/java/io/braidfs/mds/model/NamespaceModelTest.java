@@ -53,6 +53,39 @@ class NamespaceModelTest {
   }
 
   @Test
+  void implicitAncestorsGetMode0300MoreFromMkdirAnd0755FromCreateAndSymlink() {
+    assertThat(m.mkdir("/m/n/o", 0444, true)).isTrue();
+    assertThat(m.getAttr("/m").mode()).isEqualTo(0744);
+    assertThat(m.getAttr("/m/n").mode()).isEqualTo(0744);
+    assertThat(m.getAttr("/m/n/o").mode()).isEqualTo(0444);
+    m.mkdir("/s/t", 01750, true);
+    assertThat(m.getAttr("/s").mode()).isEqualTo(01750);
+    m.create("/c/d/f", 0600, false, true);
+    assertThat(m.getAttr("/c").mode()).isEqualTo(0755);
+    assertThat(m.getAttr("/c/d").mode()).isEqualTo(0755);
+    assertThat(m.getAttr("/c/d/f").mode()).isEqualTo(0600);
+    m.symlink("/c", "/y/z/l", true);
+    assertThat(m.getAttr("/y").mode()).isEqualTo(0755);
+    assertThat(m.getAttr("/y/z").mode()).isEqualTo(0755);
+    m.mkdir("/m/n/p", 0700, true);
+    assertThat(m.getAttr("/m/n").mode()).as("an existing ancestor keeps its mode").isEqualTo(0744);
+  }
+
+  @Test
+  void directoriesCountTheirSubdirectoriesAsLinks() {
+    m.mkdir("/d/e", 0755, true);
+    m.mkdir("/d/g", 0755, false);
+    m.create("/d/f", 0644, false, false);
+    m.symlink("e", "/d/l", false);
+    assertThat(m.linkCount(m.getAttr("/d"))).isEqualTo(4);
+    assertThat(m.linkCount(m.getAttr("/d/e"))).isEqualTo(2);
+    assertThat(m.linkCount(m.getAttr("/"))).isEqualTo(3);
+    m.link("/d/f", "/f2");
+    assertThat(m.linkCount(m.getAttr("/d/f"))).isEqualTo(2);
+    assertThat(m.getAttr("/d/l").target()).isEqualTo("e");
+  }
+
+  @Test
   void symlinksAreFollowedInTheMiddleAndLoopsStop() {
     m.mkdir("/real", 0755, false);
     m.symlink("/real", "/via", false);

@@ -49,6 +49,11 @@ class MdsServerTest {
 
   private static List<Integer> register(RpcClient c, InetSocketAddress at, int n)
       throws IOException {
+    return register(c, at, n, List.of());
+  }
+
+  private static List<Integer> register(
+      RpcClient c, InetSocketAddress at, int n, List<Integer> knownIds) throws IOException {
     List<Integer> ids = new ArrayList<>();
     for (int i = 1; i <= n; i++) {
       ids.add(
@@ -56,6 +61,7 @@ class MdsServerTest {
                   at,
                   RpcMethod.REGISTER_DATA_SERVER,
                   RegisterDataServerRequest.newBuilder()
+                      .setServerId(knownIds.isEmpty() ? 0 : knownIds.get(i - 1))
                       .setHost("ds" + i + ".test")
                       .setPort(7500 + i)
                       .addDataDirs(
@@ -179,6 +185,48 @@ class MdsServerTest {
       }
       assertThat(mds.namespace().deletions().size()).isZero();
       assertThat(mds.namespace().inodeCount()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void queuedDeletionsSurviveARestart() throws Exception {
+    List<Integer> servers;
+    try (MdsServer mds = new MdsServer(config());
+        RpcClient c = RpcClient.builder("test").user("root").build()) {
+      mds.start();
+      c.start();
+      InetSocketAddress at = mds.address();
+      servers = register(c, at, 3);
+      long inode =
+          c.callSync(
+                  at,
+                  RpcMethod.CREATE,
+                  CreateRequest.newBuilder().setPath("/doomed").setMode(0644).build())
+              .getAttributes()
+              .getInodeId();
+      c.callSync(at, RpcMethod.COMMIT, CommitRequest.newBuilder().setInodeId(inode).build());
+      c.callSync(at, RpcMethod.DELETE, DeleteRequest.newBuilder().setPath("/doomed").build());
+      assertThat(mds.namespace().deletions().size()).isEqualTo(1);
+    }
+    try (MdsServer mds = new MdsServer(config());
+        RpcClient c = RpcClient.builder("test").user("root").build()) {
+      mds.start();
+      c.start();
+      InetSocketAddress at = mds.address();
+      assertThat(mds.namespace().deletions().size()).isEqualTo(1);
+      assertThat(register(c, at, 3, servers)).isEqualTo(servers);
+      // register() heartbeats once: that told every holder; the next heartbeats acknowledge.
+      for (int id : servers) {
+        c.callSync(
+            at,
+            RpcMethod.HEARTBEAT,
+            HeartbeatRequest.newBuilder()
+                .setServerId(id)
+                .setCapacityBytes(1L << 40)
+                .setAvailableBytes(1L << 40)
+                .build());
+      }
+      assertThat(mds.namespace().deletions().size()).isZero();
     }
   }
 }

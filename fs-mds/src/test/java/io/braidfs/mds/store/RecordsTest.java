@@ -109,7 +109,12 @@ class RecordsTest {
         .setChunks(
             DeletedChunkList.newBuilder()
                 .addChunks(DeletedChunk.newBuilder().setChunkIndex(0).setMaxVersion(5))
-                .addChunks(DeletedChunk.newBuilder().setChunkIndex(-1).setMaxVersion(9)))
+                .addChunks(
+                    DeletedChunk.newBuilder()
+                        .setChunkIndex(-1)
+                        .setMaxVersion(9)
+                        .addReplicaServerIds(3)
+                        .addReplicaServerIds(7)))
         .setEnqueueTimeNs(1_700_000_000_000_000_000L)
         .build();
   }
