@@ -48,8 +48,9 @@ import org.slf4j.LoggerFactory;
  *   <li>nothing unacknowledged is half-applied: an unacknowledged create is there or not, an
  *       unacknowledged rename left exactly one of the two names;
  *   <li>the whole tree is consistent: every listed entry resolves with GetAttr to the same inode,
- *       type and attributes ReadDir gave, no inode has two names, no unknown names exist, and each
- *       directory's nlink is 2 plus its subdirectories.
+ *       type and attributes ReadDir gave, no inode has two names, no unknown names exist, each
+ *       directory's nlink is 2 plus its subdirectories, and StatFs counts as many inodes as the
+ *       tree holds.
  * </ul>
  *
  * <p>Eight threads each create files and directories under their own {@code /t<i>}, renaming about
@@ -301,6 +302,10 @@ class MdsCrashTest {
       if (!accounted.contains(path)) {
         problems.add(path + " exists but was never created");
       }
+    }
+    long counted = mdsOps.inodeCount();
+    if (counted != tree.size()) {
+      problems.add("StatFs counts " + counted + " inodes, the tree holds " + tree.size());
     }
     assertThat(problems).as("namespace %s (%d entries)", when, tree.size()).isEmpty();
     LOG.info("{}: {} entries consistent, {} operations checked", when, tree.size(), ops.size());

@@ -17,6 +17,7 @@ import io.braidfs.proto.RegisterDataServerRequest;
 import io.braidfs.proto.RegisterDataServerResponse;
 import io.braidfs.proto.RenameRequest;
 import io.braidfs.proto.RenameSemantics;
+import io.braidfs.proto.StatFsRequest;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -122,6 +123,13 @@ final class MdsOps {
       }
       throw e;
     }
+  }
+
+  /** The number of inodes the MDS says the namespace holds (StatFs). */
+  long inodeCount() throws IOException {
+    return client
+        .callSync(mds, RpcMethod.STAT_FS, StatFsRequest.newBuilder().setPath("/").build())
+        .getInodeCount();
   }
 
   /** Every entry of a directory, reading page after page. */
