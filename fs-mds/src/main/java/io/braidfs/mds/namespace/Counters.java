@@ -74,14 +74,6 @@ final class Counters {
     return inodeCount;
   }
 
-  /**
-   * Reloads after a mutation failed before it reached the journal, so ids it took are not skipped
-   * inconsistently (the store still holds the last journaled values).
-   */
-  void reset(StoreView view) throws IOException {
-    load(view);
-  }
-
   private static long read(StoreView view, byte[] key) throws IOException {
     byte[] v = view.get(ColumnFamily.META, key);
     return v == null ? 0 : Keys.readU64(v, 0);

@@ -1,6 +1,5 @@
 package io.braidfs.mds.namespace;
 
-import io.braidfs.mds.cluster.DataServer;
 import io.braidfs.mds.store.ColumnFamily;
 import io.braidfs.mds.store.Keys;
 import io.braidfs.mds.store.Records;
@@ -108,11 +107,13 @@ public final class DeletionQueue {
     List<ChunkState> out = new ArrayList<>();
     List<Entry> toldNow = new ArrayList<>();
     List<Long> done = new ArrayList<>();
+    Set<Integer> live = new HashSet<>();
+    ns.registry.liveServers().forEach(s -> live.add(s.id()));
     for (Map.Entry<Long, Entry> me : pending.entrySet()) {
       Entry e = me.getValue();
       e.told.remove(serverId);
-      e.untold.removeIf(holder -> !isLive(holder));
-      e.told.removeIf(holder -> !isLive(holder));
+      e.untold.removeIf(holder -> !live.contains(holder));
+      e.told.removeIf(holder -> !live.contains(holder));
       if (e.untold.isEmpty() && e.told.isEmpty()) {
         done.add(e.seq);
         continue;
@@ -144,10 +145,5 @@ public final class DeletionQueue {
           }
         });
     return out;
-  }
-
-  private boolean isLive(int serverId) {
-    DataServer s = ns.registry.server(serverId);
-    return s != null && ns.registry.liveServers().contains(s);
   }
 }

@@ -8,7 +8,6 @@ import io.braidfs.common.token.CapabilityToken;
 import io.braidfs.mds.access.Access;
 import io.braidfs.mds.access.Caller;
 import io.braidfs.mds.cluster.DataServer;
-import io.braidfs.mds.lease.Lease;
 import io.braidfs.mds.lease.RecoveryOutcome;
 import io.braidfs.mds.lease.Renewal;
 import io.braidfs.mds.namespace.Resolver.Slot;
@@ -29,7 +28,6 @@ import io.braidfs.proto.CommitRequest;
 import io.braidfs.proto.CommitResponse;
 import io.braidfs.proto.CreateRequest;
 import io.braidfs.proto.CreateResponse;
-import io.braidfs.proto.LayoutSpec;
 import io.braidfs.proto.LeaseInfo;
 import io.braidfs.proto.OpenRequest;
 import io.braidfs.proto.OpenResponse;
@@ -524,15 +522,5 @@ public final class FileWrites {
         .setClosed(true)
         .setAttributes(Attrs.of(closed))
         .build();
-  }
-
-  /** Unused layout fields of a request default to the inherited ones; here for clarity. */
-  static LayoutSpec none() {
-    return LayoutSpec.getDefaultInstance();
-  }
-
-  /** The current lease of {@code fileId}, for tests and tools. */
-  java.util.Optional<Lease> leaseOf(long fileId) {
-    return ns.leases.get(fileId);
   }
 }

@@ -211,7 +211,7 @@ public final class Namespace {
 
   /** Reloads the counters after a mutation was abandoned before reaching the journal. */
   public void abandoned() throws IOException {
-    counters.reset(store);
+    counters.load(store);
   }
 
   /** A new mutation stamped with the current time. */

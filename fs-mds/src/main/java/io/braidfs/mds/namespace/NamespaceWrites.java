@@ -138,19 +138,35 @@ public final class NamespaceWrites {
     return MkdirResponse.newBuilder().setAttributes(Attrs.of(dir)).setCreated(true).build();
   }
 
+  /**
+   * The slot of an entry to remove: the root is refused with {@code rootStatus}, a missing entry is
+   * {@code NOT_FOUND}.
+   */
+  private Slot removal(Mutation m, Caller caller, String op, BraidPath path, Status rootStatus)
+      throws IOException {
+    if (path.isRoot()) {
+      throw Resolver.fail(
+          rootStatus,
+          op
+              + " /: "
+              + (rootStatus == Status.IS_DIRECTORY
+                  ? "is a directory"
+                  : "the root cannot be removed"));
+    }
+    Slot s = ns.resolver.slot(m, caller, op, path);
+    if (s.existing() == null) {
+      throw Resolver.fail(Status.NOT_FOUND, op + " " + path + ": no such entry");
+    }
+    return s;
+  }
+
   // ---- unlink, rmdir, delete --------------------------------------------------------------------
 
   public UnlinkResponse unlink(Mutation m, Client client, UnlinkRequest req) throws IOException {
     Caller caller = client.caller();
     BraidPath path = BraidPath.parse(req.getPath());
-    if (path.isRoot()) {
-      throw Resolver.fail(Status.IS_DIRECTORY, "unlink /: is a directory");
-    }
-    Slot s = ns.resolver.slot(m, caller, "unlink", path);
+    Slot s = removal(m, caller, "unlink", path, Status.IS_DIRECTORY);
     Inode victim = s.existing();
-    if (victim == null) {
-      throw Resolver.fail(Status.NOT_FOUND, "unlink " + path + ": no such entry");
-    }
     if (victim.isDirectory()) {
       throw Resolver.fail(Status.IS_DIRECTORY, "unlink " + path + ": is a directory");
     }
@@ -163,14 +179,8 @@ public final class NamespaceWrites {
   public RmdirResponse rmdir(Mutation m, Client client, RmdirRequest req) throws IOException {
     Caller caller = client.caller();
     BraidPath path = BraidPath.parse(req.getPath());
-    if (path.isRoot()) {
-      throw Resolver.fail(Status.INVALID_ARGUMENT, "rmdir /: the root cannot be removed");
-    }
-    Slot s = ns.resolver.slot(m, caller, "rmdir", path);
+    Slot s = removal(m, caller, "rmdir", path, Status.INVALID_ARGUMENT);
     Inode victim = s.existing();
-    if (victim == null) {
-      throw Resolver.fail(Status.NOT_FOUND, "rmdir " + path + ": no such entry");
-    }
     if (!victim.isDirectory()) {
       throw Resolver.fail(Status.NOT_DIRECTORY, "rmdir " + path + ": not a directory");
     }
@@ -186,14 +196,8 @@ public final class NamespaceWrites {
   public DeleteResponse delete(Mutation m, Client client, DeleteRequest req) throws IOException {
     Caller caller = client.caller();
     BraidPath path = BraidPath.parse(req.getPath());
-    if (path.isRoot()) {
-      throw Resolver.fail(Status.INVALID_ARGUMENT, "delete /: the root cannot be removed");
-    }
-    Slot s = ns.resolver.slot(m, caller, "delete", path);
+    Slot s = removal(m, caller, "delete", path, Status.INVALID_ARGUMENT);
     Inode victim = s.existing();
-    if (victim == null) {
-      throw Resolver.fail(Status.NOT_FOUND, "delete " + path + ": no such entry");
-    }
     if (victim.isDirectory() && !req.getRecursive() && !Tree.isEmptyDirectory(m, victim.id())) {
       throw Resolver.fail(Status.NOT_EMPTY, "delete " + path + ": not empty");
     }

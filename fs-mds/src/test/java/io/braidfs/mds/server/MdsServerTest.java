@@ -75,16 +75,22 @@ class MdsServerTest {
     }
     for (int id : ids) {
       // Placement passes over a server until its first heartbeat reports room.
-      c.callSync(
-          at,
-          RpcMethod.HEARTBEAT,
-          HeartbeatRequest.newBuilder()
-              .setServerId(id)
-              .setCapacityBytes(1L << 40)
-              .setAvailableBytes(1L << 40)
-              .build());
+      heartbeat(c, at, id);
     }
     return ids;
+  }
+
+  /** A heartbeat reporting 1 TiB free; its answer carries the server's commands. */
+  private static HeartbeatResponse heartbeat(RpcClient c, InetSocketAddress at, int id)
+      throws IOException {
+    return c.callSync(
+        at,
+        RpcMethod.HEARTBEAT,
+        HeartbeatRequest.newBuilder()
+            .setServerId(id)
+            .setCapacityBytes(1L << 40)
+            .setAvailableBytes(1L << 40)
+            .build());
   }
 
   @Test
@@ -161,27 +167,11 @@ class MdsServerTest {
       assertThat(mds.namespace().deletions().size()).isEqualTo(1);
       int told = 0;
       for (int id : servers) {
-        told +=
-            c.callSync(
-                    at,
-                    RpcMethod.HEARTBEAT,
-                    HeartbeatRequest.newBuilder()
-                        .setServerId(id)
-                        .setCapacityBytes(1L << 40)
-                        .setAvailableBytes(1L << 40)
-                        .build())
-                .getChunksToDeleteCount();
+        told += heartbeat(c, at, id).getChunksToDeleteCount();
       }
       assertThat(told).isEqualTo(4);
       for (int id : servers) {
-        c.callSync(
-            at,
-            RpcMethod.HEARTBEAT,
-            HeartbeatRequest.newBuilder()
-                .setServerId(id)
-                .setCapacityBytes(1L << 40)
-                .setAvailableBytes(1L << 40)
-                .build());
+        heartbeat(c, at, id);
       }
       assertThat(mds.namespace().deletions().size()).isZero();
       assertThat(mds.namespace().inodeCount()).isEqualTo(1);
@@ -217,14 +207,7 @@ class MdsServerTest {
       assertThat(register(c, at, 3, servers)).isEqualTo(servers);
       // register() heartbeats once: that told every holder; the next heartbeats acknowledge.
       for (int id : servers) {
-        c.callSync(
-            at,
-            RpcMethod.HEARTBEAT,
-            HeartbeatRequest.newBuilder()
-                .setServerId(id)
-                .setCapacityBytes(1L << 40)
-                .setAvailableBytes(1L << 40)
-                .build());
+        heartbeat(c, at, id);
       }
       assertThat(mds.namespace().deletions().size()).isZero();
     }
