@@ -113,6 +113,72 @@ public final class Checksums {
   }
 
   /**
+   * The number of pieces a region of {@code length} bytes starting at {@code regionOffset} is cut
+   * into at block boundaries of its container (the chunk): the blocks it touches.
+   *
+   * @throws IllegalArgumentException if an argument is negative
+   */
+  public static long pieceCount(long regionOffset, long length) {
+    if (regionOffset < 0 || length < 0) {
+      throw new IllegalArgumentException(
+          "regionOffset and length must be >= 0: " + regionOffset + ", " + length);
+    }
+    if (length == 0) {
+      return 0;
+    }
+    return (regionOffset + length - 1) / BLOCK_SIZE - regionOffset / BLOCK_SIZE + 1;
+  }
+
+  /**
+   * The CRC32C of each piece of {@code region}'s readable bytes, cut at the block boundaries of the
+   * container the region starts in at {@code regionOffset}: the first piece runs from the region's
+   * start to the next boundary, the last may be short. This is how a write that starts inside a
+   * block is checksummed on the wire. Borrows {@code region}.
+   *
+   * @throws IllegalArgumentException if {@code regionOffset} is negative
+   */
+  public static int[] pieceCrcs(ByteBuf region, long regionOffset) {
+    if (regionOffset < 0) {
+      throw new IllegalArgumentException("regionOffset must be >= 0: " + regionOffset);
+    }
+    int length = region.readableBytes();
+    int first = (int) (regionOffset % BLOCK_SIZE);
+    return crcs(nioBuffers(region), length, first, (int) pieceCount(regionOffset, length));
+  }
+
+  /**
+   * Checks {@code region}'s readable bytes, which start at {@code regionOffset} in their container,
+   * against one expected CRC per piece as {@link #pieceCrcs} cuts them. Borrows {@code region}.
+   *
+   * @return empty if every piece matches, otherwise the first piece that does not ({@link
+   *     ChecksumMismatch#offset()} is then the piece's offset in the container)
+   * @throws IllegalArgumentException if {@code expected.length} is not the piece count
+   */
+  public static Optional<ChecksumMismatch> verifyPieces(
+      ByteBuf region, long regionOffset, int[] expected) {
+    long pieces = pieceCount(regionOffset, region.readableBytes());
+    if (expected.length != pieces) {
+      throw new IllegalArgumentException(
+          region.readableBytes()
+              + " bytes at offset "
+              + regionOffset
+              + " make "
+              + pieces
+              + " pieces, but "
+              + expected.length
+              + " CRCs were given");
+    }
+    int[] actual = pieceCrcs(region, regionOffset);
+    for (int i = 0; i < actual.length; i++) {
+      if (actual[i] != expected[i]) {
+        long offset = i == 0 ? regionOffset : (regionOffset / BLOCK_SIZE + i) * (long) BLOCK_SIZE;
+        return Optional.of(new ChecksumMismatch(i, offset, expected[i], actual[i]));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
    * The CRC32C of the concatenation {@code A || B}, given {@code crcA = crc32c(A)}, {@code crcB =
    * crc32c(B)} and {@code lengthB}, the length of {@code B} in bytes. Costs O(log lengthB).
    *
@@ -166,10 +232,18 @@ public final class Checksums {
 
   /** Feeds the pieces, in order, through one CRC32C, cutting a CRC at every block boundary. */
   private static int[] crcs(ByteBuffer[] pieces, int length) {
-    int[] crcs = new int[(int) blockCount(length)];
+    return crcs(pieces, length, 0, (int) blockCount(length));
+  }
+
+  /**
+   * As above, with the region starting {@code first} bytes into its first block, so the first piece
+   * is cut short at that block's end.
+   */
+  private static int[] crcs(ByteBuffer[] pieces, int length, int first, int count) {
+    int[] crcs = new int[count];
     CRC32C crc = new CRC32C();
     int block = 0;
-    int filled = 0; // bytes of the current block fed so far
+    int filled = first; // bytes of the current block fed so far (or skipped, for the first)
     for (ByteBuffer piece : pieces) {
       int limit = piece.limit();
       while (piece.hasRemaining()) {
@@ -185,7 +259,7 @@ public final class Checksums {
         }
       }
     }
-    if (filled > 0) {
+    if (filled > (block == 0 ? first : 0)) {
       crcs[block] = (int) crc.getValue();
     }
     return crcs;
