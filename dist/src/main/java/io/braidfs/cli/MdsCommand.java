@@ -1,6 +1,7 @@
 package io.braidfs.cli;
 
 import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.rpc.HostPort;
 import io.braidfs.mds.server.MdsConfigKeys;
 import io.braidfs.mds.server.MdsServer;
 import io.braidfs.mds.store.MdsStoreConfigKeys;

@@ -9,6 +9,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A client call from the moment it is issued until it is answered, failed or timed out.
@@ -90,7 +91,8 @@ final class PendingCall<Q extends Message, R extends Message> {
         ErrorInfo error = ErrorInfo.parseFrom(frame.message().nioBuffer());
         String hint =
             error.getLeaderHint().isEmpty() ? "" : " (leader: " + error.getLeaderHint() + ")";
-        fail(status, error.getMessage() + hint);
+        boolean details = !error.getLeaderHint().isEmpty() || error.getFailedServerId() != 0;
+        fail(status, error.getMessage() + hint, details ? new RemoteErrorInfo(error) : null);
         return null;
       }
       R message = method.responseParser().parseFrom(frame.message().nioBuffer());
@@ -114,6 +116,10 @@ final class PendingCall<Q extends Message, R extends Message> {
 
   /** Fails the call with this status, releasing the payload if it was never written. */
   void fail(Status status, String message) {
+    fail(status, message, null);
+  }
+
+  private void fail(Status status, String message, @Nullable Throwable details) {
     if (!finished.compareAndSet(false, true)) {
       return;
     }
@@ -126,7 +132,7 @@ final class PendingCall<Q extends Message, R extends Message> {
       t.cancel(false);
     }
     onFinish.run();
-    future.completeExceptionally(StatusExceptions.toIOException(status, message));
+    future.completeExceptionally(StatusExceptions.toIOException(status, message, details));
   }
 
   boolean isFinished() {

@@ -38,6 +38,27 @@ public final class TokenKeys {
   }
 
   /** An empty builder; a current key is required. */
+  /**
+   * The ring a data server receives from the MDS (current, and next and previous when set).
+   *
+   * @throws IllegalArgumentException if the current key is missing or a secret is not 32 bytes
+   */
+  public static TokenKeys fromProto(io.braidfs.proto.SigningKeys keys) {
+    if (!keys.hasCurrent()) {
+      throw new IllegalArgumentException("signing keys without a current key");
+    }
+    Builder b =
+        builder()
+            .current(keys.getCurrent().getKeyId(), keys.getCurrent().getSecret().toByteArray());
+    if (keys.hasNext()) {
+      b.next(keys.getNext().getKeyId(), keys.getNext().getSecret().toByteArray());
+    }
+    if (keys.hasPrevious()) {
+      b.previous(keys.getPrevious().getKeyId(), keys.getPrevious().getSecret().toByteArray());
+    }
+    return b.build();
+  }
+
   public static Builder builder() {
     return new Builder();
   }

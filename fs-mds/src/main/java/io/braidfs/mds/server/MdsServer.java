@@ -6,6 +6,7 @@ import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.lifecycle.LifeCycle;
 import io.braidfs.common.lifecycle.Service;
+import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.mds.cluster.ChunkPlacement;
@@ -207,27 +208,11 @@ public final class MdsServer implements Service {
   }
 
   static InetSocketAddress parseAddress(String hostPort) {
-    int colon = hostPort.lastIndexOf(':');
-    if (colon <= 0) {
-      throw new IllegalArgumentException(
-          MdsConfigKeys.ADDRESS.name() + " must be host:port, got '" + hostPort + "'");
-    }
-    String host = hostPort.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    int port;
     try {
-      port = Integer.parseInt(hostPort.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          MdsConfigKeys.ADDRESS.name() + ": bad port in '" + hostPort + "'");
+      return HostPort.parse(hostPort).toSocketAddress();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(MdsConfigKeys.ADDRESS.name() + ": " + e.getMessage(), e);
     }
-    if (port < 0 || port > 65535) {
-      throw new IllegalArgumentException(
-          MdsConfigKeys.ADDRESS.name() + ": port out of range in '" + hostPort + "'");
-    }
-    return new InetSocketAddress(host, port);
   }
 
   private NamedFactory named(String role, boolean daemon) {

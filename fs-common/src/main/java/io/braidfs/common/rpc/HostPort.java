@@ -1,23 +1,24 @@
-package io.braidfs.cli;
+package io.braidfs.common.rpc;
 
 import java.net.InetSocketAddress;
 
 /**
- * A {@code HOST:PORT} as the command line takes and prints it: a host name, an IPv4 address or a
- * bracketed IPv6 address ({@code [::1]:7400}), then a port from 0 to 65535 (0 picks a free port).
+ * A {@code HOST:PORT} as configuration and the command line take and print it: a host name, an IPv4
+ * address or a bracketed IPv6 address ({@code [::1]:7400}), then a port from 0 to 65535 (0 picks a
+ * free port).
  *
  * <p>Thread-safety: immutable.
  *
  * @param host the host name or address, without brackets
  * @param port the port
  */
-record HostPort(String host, int port) {
+public record HostPort(String host, int port) {
   /**
    * Parses {@code HOST:PORT}.
    *
    * @throws IllegalArgumentException if it is not of that form; the message quotes the text
    */
-  static HostPort parse(String text) {
+  public static HostPort parse(String text) {
     String s = text.strip();
     int colon = s.lastIndexOf(':');
     String host = colon > 0 ? s.substring(0, colon) : "";
@@ -38,12 +39,30 @@ record HostPort(String host, int port) {
   }
 
   /** The host and port of a bound socket address, by literal address. */
-  static HostPort of(InetSocketAddress address) {
+  public static HostPort of(InetSocketAddress address) {
     return new HostPort(
         address.getAddress() != null
             ? address.getAddress().getHostAddress()
             : address.getHostString(),
         address.getPort());
+  }
+
+  /**
+   * Parses a comma-separated list of {@code HOST:PORT}s.
+   *
+   * @throws IllegalArgumentException if the list is empty or an element is not of that form
+   */
+  public static java.util.List<HostPort> parseList(String text) {
+    java.util.List<HostPort> out = new java.util.ArrayList<>();
+    for (String part : text.split(",", -1)) {
+      out.add(parse(part));
+    }
+    return java.util.List.copyOf(out);
+  }
+
+  /** The socket address, with the host name resolved now (unresolved if that fails). */
+  public InetSocketAddress toSocketAddress() {
+    return new InetSocketAddress(host, port);
   }
 
   /** {@code host:port}, with brackets around an IPv6 address. */

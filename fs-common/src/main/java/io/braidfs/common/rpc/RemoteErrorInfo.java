@@ -1,0 +1,38 @@
+package io.braidfs.common.rpc;
+
+import io.braidfs.proto.ErrorInfo;
+import java.util.Optional;
+
+/**
+ * Carries a failed call's {@link ErrorInfo} details (leader hint, failed data server) to the
+ * caller, as the cause of the status exception the call's future fails with. Only attached when the
+ * server sent details beyond the message. It has no stack trace: it stands for the server's answer,
+ * not for anything that happened locally.
+ *
+ * <p>Thread-safety: immutable.
+ */
+public final class RemoteErrorInfo extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  private final transient ErrorInfo info;
+
+  RemoteErrorInfo(ErrorInfo info) {
+    super("error details from the server", null, false, false);
+    this.info = info;
+  }
+
+  /** The server's error details. */
+  public ErrorInfo info() {
+    return info;
+  }
+
+  /** The details a call failure carries, if the server sent any. */
+  public static Optional<ErrorInfo> of(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof RemoteErrorInfo r) {
+        return Optional.of(r.info);
+      }
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,194 @@
+package io.braidfs.dataserver;
+
+import io.braidfs.common.checksum.ChecksumMismatch;
+import io.braidfs.common.checksum.Checksums;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.common.rpc.RpcResponse;
+import io.braidfs.common.rpc.ServerCall;
+import io.braidfs.common.token.CapabilityToken;
+import io.braidfs.dataserver.store.ChunkKey;
+import io.braidfs.dataserver.store.Replica;
+import io.braidfs.proto.CopyChunkRequest;
+import io.braidfs.proto.CopyChunkResponse;
+import io.braidfs.proto.ReadChunkRequest;
+import io.braidfs.proto.ReadChunkResponse;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * CopyChunk: builds a replica here by reading it from other data servers, piece by piece, each
+ * piece verified against the source's stored CRCs before it is written. Used by a writer to seed
+ * the replacement of a replica that failed mid-write. The reads are asynchronous; only the disk
+ * writes occupy the chunk's disk thread. A copy that cannot finish deletes what it wrote.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+final class CopyPath {
+  private static final Logger LOG = LoggerFactory.getLogger(CopyPath.class);
+
+  /** Bytes read from a source per request (a multiple of the 64 KiB block). */
+  static final int PIECE = 4 << 20;
+
+  private final DataContext ctx;
+
+  CopyPath(DataContext ctx) {
+    this.ctx = ctx;
+  }
+
+  void copy(ServerCall<CopyChunkRequest, CopyChunkResponse> call) {
+    CopyChunkRequest req = call.request();
+    ChunkKey key = ChunkKey.of(req.getChunk());
+    ctx.onDisk(
+        call,
+        key,
+        () -> {
+          Replica old = ctx.store.get(key);
+          CapabilityToken token =
+              ctx.gate.check(
+                  call.caller(),
+                  key,
+                  req.getToken().toByteArray(),
+                  CapabilityToken.WRITE,
+                  old == null ? 0 : old.generation());
+          if (req.getSourcesCount() == 0) {
+            throw StatusExceptions.toIOException(
+                Status.INVALID_ARGUMENT, ctx.id + ": copy of chunk " + key + " names no source");
+          }
+          if (old != null && old.version() == req.getVersion() && old.length() >= req.getLength()) {
+            finish(call, old); // a retried copy that already completed
+            return;
+          }
+          if (old != null) {
+            if (old.version() > req.getVersion()) {
+              ctx.requireVersion(old, req.getVersion(), "copy");
+            }
+            ctx.store.delete(key, old.version()); // a stale replica, or an unfinished copy
+          }
+          Replica r = ctx.store.create(key, req.getVersion(), token.fileGeneration());
+          ctx.activeTransfers.incrementAndGet();
+          new Run(call, r, 0).next(0);
+        });
+  }
+
+  private void finish(ServerCall<CopyChunkRequest, CopyChunkResponse> call, Replica r)
+      throws IOException {
+    CopyChunkRequest req = call.request();
+    if (req.getFinalize()) {
+      r.finalizeAt(req.getVersion(), req.getLength());
+    } else {
+      r.sync();
+    }
+    call.reply(CopyChunkResponse.newBuilder().setLength(req.getLength()).build());
+  }
+
+  /** One copy in progress: the next offset to fetch and the source being read. */
+  private final class Run {
+    private final ServerCall<CopyChunkRequest, CopyChunkResponse> call;
+    private final Replica replica;
+    private int source;
+
+    Run(ServerCall<CopyChunkRequest, CopyChunkResponse> call, Replica replica, int source) {
+      this.call = call;
+      this.replica = replica;
+      this.source = source;
+    }
+
+    void next(long offset) {
+      CopyChunkRequest req = call.request();
+      if (offset >= req.getLength()) {
+        ctx.workers.execute(replica.key(), () -> done(null));
+        return;
+      }
+      int want = (int) Math.min(PIECE, req.getLength() - offset);
+      ReadChunkRequest read =
+          ReadChunkRequest.newBuilder()
+              .setChunk(req.getChunk())
+              .setVersion(req.getVersion())
+              .setOffset(offset)
+              .setLength(want)
+              .setToken(req.getSourceToken())
+              .build();
+      ctx.peers
+          .call(
+              DataContext.address(req.getSources(source)),
+              RpcMethod.READ_CHUNK,
+              read,
+              null,
+              ctx.peerTimeout)
+          .whenComplete(
+              (response, failure) -> {
+                if (failure != null) {
+                  retry(offset, failure);
+                } else {
+                  ctx.workers.execute(replica.key(), () -> store(offset, want, response));
+                }
+              });
+    }
+
+    private void store(long offset, int want, RpcResponse<ReadChunkResponse> response) {
+      try (response) {
+        ByteBuf data = response.payload();
+        ReadChunkResponse m = response.message();
+        int[] crcs = m.getChecksumsList().stream().mapToInt(Integer::intValue).toArray();
+        if (m.getFirstBlockOffset() != offset || data.readableBytes() < want) {
+          throw StatusExceptions.toIOException(
+              Status.OUT_OF_RANGE,
+              "source holds " + (m.getFirstBlockOffset() + data.readableBytes()) + " bytes");
+        }
+        Optional<ChecksumMismatch> bad =
+            crcs.length == Checksums.blockCount(data.readableBytes())
+                ? Checksums.verify(data, offset, crcs)
+                : Optional.of(new ChecksumMismatch(0, offset, 0, 0));
+        if (bad.isPresent()) {
+          throw StatusExceptions.toIOException(
+              Status.CHECKSUM_MISMATCH, "source sent corrupt data: " + bad.get());
+        }
+        ByteBuf piece = data.slice(data.readerIndex(), want);
+        replica.write(offset, piece, Checksums.pieceCrcs(piece, offset));
+      } catch (IOException | RuntimeException e) {
+        retry(offset, e);
+        return;
+      }
+      next(offset + want);
+    }
+
+    private void retry(long offset, Throwable failure) {
+      CopyChunkRequest req = call.request();
+      LOG.debug(
+          "{}: copy of chunk {} from {} failed at {}: {}",
+          ctx.id,
+          replica.key(),
+          req.getSources(source).getHost(),
+          offset,
+          failure.toString());
+      if (++source < req.getSourcesCount()) {
+        next(offset);
+      } else {
+        ctx.workers.execute(replica.key(), () -> done(failure));
+      }
+    }
+
+    private void done(Throwable failure) {
+      ctx.activeTransfers.decrementAndGet();
+      try {
+        if (failure == null) {
+          finish(call, replica);
+          return;
+        }
+      } catch (IOException | RuntimeException e) {
+        failure = e;
+      }
+      try {
+        ctx.store.delete(replica.key(), replica.version());
+      } catch (IOException e) {
+        failure.addSuppressed(e);
+      }
+      Replies.fail(ctx.id, call, failure, ctx.selfId());
+    }
+  }
+}

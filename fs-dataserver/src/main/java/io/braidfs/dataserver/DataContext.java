@@ -1,0 +1,109 @@
+package io.braidfs.dataserver;
+
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.RpcClient;
+import io.braidfs.common.rpc.ServerCall;
+import io.braidfs.dataserver.store.ChunkKey;
+import io.braidfs.dataserver.store.ChunkStore;
+import io.braidfs.dataserver.store.Replica;
+import io.braidfs.proto.ReplicaLocation;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What the data-path handlers share: the store, the token gate, the disk threads, the client used
+ * to reach other data servers, and the transfer counter the heartbeat reports.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+final class DataContext {
+  final String id;
+  final ChunkStore store;
+  final TokenGate gate;
+  final ChunkWorkers workers;
+  final RpcClient peers;
+  final Duration peerTimeout;
+  final int maxReadBytes;
+  final AtomicInteger activeTransfers = new AtomicInteger();
+
+  DataContext(
+      String id,
+      ChunkStore store,
+      TokenGate gate,
+      ChunkWorkers workers,
+      RpcClient peers,
+      Duration peerTimeout,
+      int maxReadBytes) {
+    this.id = id;
+    this.store = store;
+    this.gate = gate;
+    this.workers = workers;
+    this.peers = peers;
+    this.peerTimeout = peerTimeout;
+    this.maxReadBytes = maxReadBytes;
+  }
+
+  /** This server's id as the MDS assigned it (0 before the first registration). */
+  int selfId() {
+    return store.serverId();
+  }
+
+  /**
+   * Runs {@code work} on {@code key}'s disk thread, counted as a transfer until the call is
+   * answered; a failure it throws answers the call.
+   */
+  void onDisk(ServerCall<?, ?> call, ChunkKey key, Work work) {
+    activeTransfers.incrementAndGet();
+    workers.execute(
+        key,
+        () -> {
+          try {
+            work.run();
+          } catch (Exception e) {
+            Replies.fail(id, call, e, selfId());
+          } finally {
+            activeTransfers.decrementAndGet();
+          }
+        });
+  }
+
+  /** The replica of {@code key}, or NOT_FOUND naming it. */
+  Replica replica(ChunkKey key) throws IOException {
+    Replica r = store.get(key);
+    if (r == null) {
+      throw StatusExceptions.toIOException(
+          Status.NOT_FOUND, id + ": no replica of chunk " + key + " here");
+    }
+    return r;
+  }
+
+  /** STALE_VERSION unless the replica is at exactly {@code version}. */
+  void requireVersion(Replica r, long version, String op) throws IOException {
+    if (r.version() != version) {
+      throw StatusExceptions.toIOException(
+          Status.STALE_VERSION,
+          id
+              + ": "
+              + op
+              + " of chunk "
+              + r.key()
+              + " names version "
+              + version
+              + " but the replica is at "
+              + r.version());
+    }
+  }
+
+  static InetSocketAddress address(ReplicaLocation l) {
+    return new InetSocketAddress(l.getHost(), l.getPort());
+  }
+
+  /** Work on a disk thread. */
+  @FunctionalInterface
+  interface Work {
+    void run() throws Exception;
+  }
+}

@@ -1,0 +1,275 @@
+package io.braidfs.dataserver;
+
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.lifecycle.LifeCycle;
+import io.braidfs.common.lifecycle.Service;
+import io.braidfs.common.rpc.HostPort;
+import io.braidfs.common.rpc.RpcClient;
+import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.common.rpc.RpcOptions;
+import io.braidfs.common.rpc.RpcServer;
+import io.braidfs.dataserver.store.ChunkStore;
+import io.braidfs.dataserver.store.StoreSettings;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One data server: the chunk store on its data directories, the DataService on its port, and the
+ * link to the MDS. Clients reach it directly with capability tokens from the MDS.
+ *
+ * <pre>{@code
+ * try (DataServer ds = new DataServer(config)) {
+ *   ds.start();                                   // listens, then registers in the background
+ *   ds.awaitRegistered(Duration.ofSeconds(10));
+ * }
+ * }</pre>
+ *
+ * <p>Threads: the RPC event loops (which only dispatch), {@code braid-<id>-disk-N} for all disk
+ * work (one chunk always on the same thread) and {@code braid-<id>-mds} for registration,
+ * heartbeats and deletions.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+public final class DataServer implements Service {
+  private static final Logger LOG = LoggerFactory.getLogger(DataServer.class);
+
+  /** Bytes a read answer may carry beyond what was asked: widening to blocks at both ends. */
+  private static final int READ_WIDENING = 128 << 10;
+
+  private final BraidConfig config;
+  private final String id;
+  private final LifeCycle lifeCycle;
+  private @Nullable ChunkStore store;
+  private @Nullable ChunkWorkers workers;
+  private @Nullable RpcClient peers;
+  private @Nullable RpcServer rpc;
+  private @Nullable ScheduledExecutorService timer;
+  private @Nullable MdsLink link;
+
+  /** A server configured by {@code config} ({@code braid.dataserver.*}); idle until started. */
+  public DataServer(BraidConfig config, String id) {
+    this.config = config;
+    this.id = id;
+    this.lifeCycle = new LifeCycle(id);
+  }
+
+  @Override
+  public void start() throws IOException {
+    lifeCycle.startTransition();
+    try {
+      startServices();
+      lifeCycle.running();
+    } catch (IOException | RuntimeException e) {
+      lifeCycle.failed();
+      close();
+      throw e;
+    }
+  }
+
+  private void startServices() throws IOException {
+    List<String> dirs = config.get(DataServerConfigKeys.DIRS);
+    if (dirs.isEmpty()) {
+      throw new IllegalArgumentException(
+          DataServerConfigKeys.DIRS.name() + " is not set: name at least one data directory");
+    }
+    List<Path> paths = new ArrayList<>();
+    for (String d : dirs) {
+      paths.add(Path.of(d));
+    }
+    List<InetSocketAddress> mds = new ArrayList<>();
+    for (String m : config.get(DataServerConfigKeys.MDS)) {
+      mds.add(parse(DataServerConfigKeys.MDS.name(), m));
+    }
+    if (mds.isEmpty()) {
+      throw new IllegalArgumentException(DataServerConfigKeys.MDS.name() + " is empty");
+    }
+    InetSocketAddress bind =
+        parse(DataServerConfigKeys.ADDRESS.name(), config.get(DataServerConfigKeys.ADDRESS));
+    ChunkStore s =
+        ChunkStore.open(
+            new StoreSettings(
+                paths,
+                config.get(DataServerConfigKeys.RESERVED).toBytes(),
+                config.get(DataServerConfigKeys.CAPACITY).toBytes()));
+    store = s;
+    RpcOptions options = RpcOptions.from(config);
+    ChunkWorkers w = new ChunkWorkers(id, config.get(DataServerConfigKeys.DISK_THREADS));
+    workers = w;
+    RpcClient client =
+        RpcClient.builder(TokenGate.PEER_PREFIX + id).user("braid").options(options).build();
+    peers = client;
+    client.start();
+    TokenGate gate =
+        new TokenGate(
+            id,
+            config.get(DataServerConfigKeys.TOKEN_CLOCK_SKEW),
+            s::maxEpochSeen,
+            System::currentTimeMillis);
+    DataContext ctx =
+        new DataContext(
+            id,
+            s,
+            gate,
+            w,
+            client,
+            options.callTimeout(),
+            options.maxPayloadBytes() - READ_WIDENING);
+    WritePath writes = new WritePath(ctx);
+    ReadPath reads = new ReadPath(ctx);
+    CopyPath copies = new CopyPath(ctx);
+    // Every handler only dispatches to a disk thread, so all run inline on the event loop.
+    RpcServer server =
+        RpcServer.builder(id)
+            .bind(bind)
+            .options(options)
+            .handle(RpcMethod.WRITE_CHUNK, writes::write, null)
+            .handle(RpcMethod.SYNC_CHUNK, writes::sync, null)
+            .handle(RpcMethod.FINALIZE_CHUNK, writes::finalizeChunk, null)
+            .handle(RpcMethod.TRUNCATE_CHUNK, writes::truncate, null)
+            .handle(RpcMethod.READ_CHUNK, reads::read, null)
+            .handle(RpcMethod.GET_CHUNK_INFO, reads::info, null)
+            .handle(RpcMethod.CHECKSUM_CHUNK, reads::checksum, null)
+            .handle(RpcMethod.COPY_CHUNK, copies::copy, null)
+            .build();
+    rpc = server;
+    server.start();
+    InetSocketAddress bound = server.boundAddress();
+    ScheduledExecutorService t =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread th = new Thread(r, "braid-" + id + "-mds");
+              th.setDaemon(true);
+              return th;
+            });
+    timer = t;
+    MdsLink l =
+        new MdsLink(
+            ctx,
+            mds,
+            t,
+            new MdsLink.Registration(
+                advertisedHost(bound),
+                bound.getPort(),
+                config.get(DataServerConfigKeys.RACK),
+                version()),
+            config.get(DataServerConfigKeys.REGISTER_RETRY),
+            config.get(DataServerConfigKeys.ORPHAN_GRACE));
+    link = l;
+    l.start();
+    LOG.info("{}: serving {} replicas from {} on {}", id, s.replicas().size(), paths, bound);
+  }
+
+  private String advertisedHost(InetSocketAddress bound) throws IOException {
+    String configured = config.get(DataServerConfigKeys.ADVERTISED_HOST);
+    if (!configured.isBlank()) {
+      return configured.strip();
+    }
+    if (bound.getAddress() != null && !bound.getAddress().isAnyLocalAddress()) {
+      return bound.getAddress().getHostAddress();
+    }
+    return InetAddress.getLocalHost().getHostName();
+  }
+
+  private static InetSocketAddress parse(String key, String hostPort) {
+    try {
+      return HostPort.parse(hostPort).toSocketAddress();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(key + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static String version() {
+    String v = DataServer.class.getPackage().getImplementationVersion();
+    return v == null ? "dev" : v;
+  }
+
+  /**
+   * Waits until the server has registered with the MDS (it then accepts tokens).
+   *
+   * @return false if that did not happen within {@code timeout}
+   * @throws IllegalStateException if the server is not running
+   */
+  public boolean awaitRegistered(Duration timeout) throws InterruptedException {
+    MdsLink l = link;
+    if (l == null) {
+      throw new IllegalStateException(id + " is not running");
+    }
+    return l.awaitRegistered(timeout);
+  }
+
+  /** The address the DataService listens on. */
+  public InetSocketAddress address() {
+    RpcServer r = rpc;
+    if (r == null) {
+      throw new IllegalStateException(id + " is not running");
+    }
+    return r.boundAddress();
+  }
+
+  /** The server id the MDS assigned (0 before the first registration). */
+  public int serverId() {
+    ChunkStore s = store;
+    return s == null ? 0 : s.serverId();
+  }
+
+  /** The chunk store (tests and tools inspect replicas through it). */
+  public ChunkStore store() {
+    ChunkStore s = store;
+    if (s == null) {
+      throw new IllegalStateException(id + " is not running");
+    }
+    return s;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public void close() {
+    if (!lifeCycle.closeTransition()) {
+      return;
+    }
+    ScheduledExecutorService t = timer;
+    if (t != null) {
+      t.shutdownNow();
+    }
+    RpcServer r = rpc;
+    if (r != null) {
+      r.close();
+    }
+    ChunkWorkers w = workers;
+    if (w != null) {
+      w.close();
+    }
+    RpcClient p = peers;
+    if (p != null) {
+      p.close();
+    }
+    ChunkStore s = store;
+    if (s != null) {
+      try {
+        s.close();
+      } catch (IOException e) {
+        LOG.warn("{}: closing the chunk store failed: {}", id, e.toString());
+      }
+    }
+    lifeCycle.closed();
+    LOG.info("{}: closed", id);
+  }
+
+  @Override
+  public String toString() {
+    return "DataServer[" + id + "]";
+  }
+}

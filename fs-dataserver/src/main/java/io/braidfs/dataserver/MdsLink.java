@@ -1,0 +1,322 @@
+package io.braidfs.dataserver;
+
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.RemoteErrorInfo;
+import io.braidfs.common.rpc.RpcClient;
+import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.dataserver.store.ChunkKey;
+import io.braidfs.dataserver.store.ChunkStore;
+import io.braidfs.dataserver.store.DataDirStatus;
+import io.braidfs.dataserver.store.Replica;
+import io.braidfs.proto.ChunkReportRequest;
+import io.braidfs.proto.ChunkState;
+import io.braidfs.proto.ConfirmChunksRequest;
+import io.braidfs.proto.ConfirmChunksResponse;
+import io.braidfs.proto.DataDir;
+import io.braidfs.proto.HeartbeatRequest;
+import io.braidfs.proto.HeartbeatResponse;
+import io.braidfs.proto.RegisterDataServerRequest;
+import io.braidfs.proto.RegisterDataServerResponse;
+import io.braidfs.proto.ReplicaReport;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The data server's side of ClusterService: registers with the MDS leader (following NOT_LEADER
+ * hints over the configured addresses), heartbeats with capacity and load, and carries out what the
+ * answers say: new signing keys, the leader's epoch, replicas to delete, register again, send a
+ * chunk report. After each start it asks the MDS which of its replicas are still wanted and deletes
+ * the others after a grace period, asking once more first.
+ *
+ * <p>Deletion commands only arrive in answers on this server's own connection to a configured MDS
+ * address; the data service takes none from the network.
+ *
+ * <p>Thread-safety: everything runs on one scheduler thread.
+ */
+final class MdsLink {
+  private static final Logger LOG = LoggerFactory.getLogger(MdsLink.class);
+
+  /** Replicas per ConfirmChunks or ChunkReport message. */
+  private static final int BATCH = 1000;
+
+  private final String id;
+  private final RpcClient rpc;
+  private final List<InetSocketAddress> mdsAddresses;
+  private final ChunkStore store;
+  private final TokenGate gate;
+  private final ChunkWorkers workers;
+  private final ScheduledExecutorService timer;
+  private final Registration self;
+  private final Duration retry;
+  private final Duration orphanGrace;
+  private final DataContext ctx;
+  private final CountDownLatch registered = new CountDownLatch(1);
+  private InetSocketAddress leader;
+  private long heartbeatMillis = 3000;
+  private boolean confirmed;
+  private long reportIds;
+
+  /** What this server tells the MDS about itself. */
+  record Registration(String host, int port, String rack, String version) {}
+
+  MdsLink(
+      DataContext ctx,
+      List<InetSocketAddress> mdsAddresses,
+      ScheduledExecutorService timer,
+      Registration self,
+      Duration retry,
+      Duration orphanGrace) {
+    this.ctx = ctx;
+    this.id = ctx.id;
+    this.rpc = ctx.peers;
+    this.mdsAddresses = List.copyOf(mdsAddresses);
+    this.store = ctx.store;
+    this.gate = ctx.gate;
+    this.workers = ctx.workers;
+    this.timer = timer;
+    this.self = self;
+    this.retry = retry;
+    this.orphanGrace = orphanGrace;
+    this.leader = mdsAddresses.get(0);
+  }
+
+  void start() {
+    timer.execute(this::register);
+  }
+
+  /** Waits until the first registration succeeded. */
+  boolean awaitRegistered(Duration timeout) throws InterruptedException {
+    return registered.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void register() {
+    RegisterDataServerRequest.Builder req =
+        RegisterDataServerRequest.newBuilder()
+            .setServerId(store.serverId())
+            .setClusterId(store.clusterId())
+            .setHost(self.host())
+            .setPort(self.port())
+            .setRack(self.rack())
+            .setSoftwareVersion(self.version());
+    long capacity = 0;
+    for (DataDirStatus d : store.dirs()) {
+      req.addDataDirs(
+          DataDir.newBuilder()
+              .setPath(d.path().toString())
+              .setStorageId(d.storageId())
+              .setCapacityBytes(d.capacityBytes()));
+      capacity += d.capacityBytes();
+    }
+    req.setCapacityBytes(capacity);
+    try {
+      RegisterDataServerResponse r =
+          rpc.callSync(leader, RpcMethod.REGISTER_DATA_SERVER, req.build());
+      store.saveIdentity(r.getServerId(), r.getClusterId());
+      store.raiseEpoch(r.getMdsEpoch());
+      gate.updateKeys(r.getSigningKeys());
+      heartbeatMillis = Math.max(10, r.getHeartbeatIntervalMs());
+      LOG.info(
+          "{}: registered with the MDS at {} as data server {} of cluster {}",
+          id,
+          leader,
+          r.getServerId(),
+          r.getClusterId());
+      registered.countDown();
+      timer.schedule(this::heartbeat, heartbeatMillis, TimeUnit.MILLISECONDS);
+      if (!confirmed) {
+        confirmed = true;
+        timer.execute(this::confirmReplicas);
+      }
+    } catch (IOException | RuntimeException e) {
+      if (StatusExceptions.statusOf(e) == Status.INVALID_ARGUMENT) {
+        LOG.error("{}: the MDS at {} refused the registration: {}", id, leader, e.getMessage());
+      } else {
+        LOG.debug("{}: cannot register with {}: {}", id, leader, e.toString());
+      }
+      nextLeader(e);
+      timer.schedule(this::register, retry.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** Follows a NOT_LEADER hint, or moves on to the next configured address. */
+  private void nextLeader(Exception e) {
+    String hint = RemoteErrorInfo.of(e).map(i -> i.getLeaderHint()).orElse("");
+    if (StatusExceptions.statusOf(e) == Status.NOT_LEADER && !hint.isEmpty()) {
+      try {
+        leader = io.braidfs.common.rpc.HostPort.parse(hint).toSocketAddress();
+        return;
+      } catch (IllegalArgumentException bad) {
+        LOG.warn("{}: ignoring a malformed leader hint '{}'", id, hint);
+      }
+    }
+    int i = mdsAddresses.indexOf(leader);
+    leader = mdsAddresses.get((i + 1) % mdsAddresses.size());
+  }
+
+  private void heartbeat() {
+    HeartbeatRequest.Builder req =
+        HeartbeatRequest.newBuilder()
+            .setServerId(store.serverId())
+            .setActiveTransfers(Math.max(0, ctx.activeTransfers.get()))
+            .setLoad(load());
+    long capacity = 0;
+    long used = 0;
+    long available = 0;
+    int failed = 0;
+    for (DataDirStatus d : store.dirs()) {
+      capacity += d.capacityBytes();
+      used += d.usedBytes();
+      available += d.failed() ? 0 : d.availableBytes();
+      failed += d.failed() ? 1 : 0;
+    }
+    req.setCapacityBytes(capacity)
+        .setUsedBytes(used)
+        .setAvailableBytes(available)
+        .setFailedDataDirs(failed);
+    try {
+      HeartbeatResponse r = rpc.callSync(leader, RpcMethod.HEARTBEAT, req.build());
+      if (r.getRegisterAgain()) {
+        LOG.info("{}: the MDS asks this server to register again", id);
+        timer.execute(this::register);
+        return;
+      }
+      store.raiseEpoch(r.getMdsEpoch());
+      if (r.hasSigningKeys()) {
+        gate.updateKeys(r.getSigningKeys());
+      }
+      delete(r.getChunksToDeleteList());
+      if (r.getSendChunkReport()) {
+        timer.execute(this::chunkReport);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("{}: heartbeat to {} failed: {}", id, leader, e.toString());
+      nextLeader(e);
+      timer.execute(this::register);
+      return;
+    }
+    timer.schedule(this::heartbeat, heartbeatMillis, TimeUnit.MILLISECONDS);
+  }
+
+  private static double load() {
+    double avg = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    return avg < 0 ? 0 : avg / Runtime.getRuntime().availableProcessors();
+  }
+
+  /** Deletes each replica on its chunk's disk thread, so it never races a write to it. */
+  private void delete(List<ChunkState> chunks) {
+    for (ChunkState c : chunks) {
+      ChunkKey key = ChunkKey.of(c.getId());
+      workers.execute(
+          key,
+          () -> {
+            try {
+              if (store.delete(key, c.getVersion())) {
+                LOG.debug("{}: deleted replica {} (version <= {})", id, key, c.getVersion());
+              }
+            } catch (IOException e) {
+              LOG.warn("{}: cannot delete replica {}: {}", id, key, e.toString());
+            }
+          });
+    }
+  }
+
+  /** Asks which replicas the MDS still wants; the others go after the grace period. */
+  private void confirmReplicas() {
+    List<ChunkState> all = new ArrayList<>();
+    for (Replica r : store.replicas()) {
+      all.add(state(r));
+    }
+    List<ChunkState> deletable = unwanted(all);
+    if (deletable == null) {
+      timer.schedule(this::confirmReplicas, retry.toMillis(), TimeUnit.MILLISECONDS);
+      return;
+    }
+    if (!deletable.isEmpty()) {
+      LOG.info(
+          "{}: {} replicas are unknown to the MDS; deleting them in {} unless it claims them",
+          id,
+          deletable.size(),
+          orphanGrace);
+      timer.schedule(() -> deleteOrphans(deletable), orphanGrace.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void deleteOrphans(List<ChunkState> candidates) {
+    List<ChunkState> still = unwanted(candidates);
+    if (still == null) {
+      timer.schedule(() -> deleteOrphans(candidates), retry.toMillis(), TimeUnit.MILLISECONDS);
+      return;
+    }
+    LOG.info("{}: deleting {} replicas the MDS does not know", id, still.size());
+    delete(still);
+  }
+
+  /** The replicas among {@code asked} the MDS does not want; null if it could not be asked. */
+  private @org.jspecify.annotations.Nullable List<ChunkState> unwanted(List<ChunkState> asked) {
+    List<ChunkState> out = new ArrayList<>();
+    for (int i = 0; i < asked.size(); i += BATCH) {
+      ConfirmChunksRequest req =
+          ConfirmChunksRequest.newBuilder()
+              .setServerId(store.serverId())
+              .addAllChunks(asked.subList(i, Math.min(asked.size(), i + BATCH)))
+              .build();
+      try {
+        ConfirmChunksResponse r = rpc.callSync(leader, RpcMethod.CONFIRM_CHUNKS, req);
+        if (r.getMdsEpoch() < store.maxEpochSeen()) {
+          return null; // a deposed leader's answer
+        }
+        out.addAll(r.getDeletableList());
+      } catch (IOException e) {
+        LOG.debug("{}: ConfirmChunks failed: {}", id, e.toString());
+        return null;
+      }
+    }
+    return out;
+  }
+
+  private void chunkReport() {
+    List<Replica> all = store.replicas();
+    long reportId = ++reportIds;
+    int parts = Math.max(1, (all.size() + BATCH - 1) / BATCH);
+    for (int p = 0; p < parts; p++) {
+      ChunkReportRequest.Builder req =
+          ChunkReportRequest.newBuilder()
+              .setServerId(store.serverId())
+              .setReportId(reportId)
+              .setPartIndex(p)
+              .setLastPart(p == parts - 1);
+      for (Replica r : all.subList(p * BATCH, Math.min(all.size(), (p + 1) * BATCH))) {
+        req.addReplicas(
+            ReplicaReport.newBuilder()
+                .setId(r.key().toProto())
+                .setVersion(r.version())
+                .setLength(r.length())
+                .setState(r.state()));
+      }
+      try {
+        rpc.callSync(leader, RpcMethod.CHUNK_REPORT, req.build());
+      } catch (IOException e) {
+        LOG.debug("{}: chunk report failed: {}", id, e.toString());
+        return;
+      }
+    }
+  }
+
+  private static ChunkState state(Replica r) {
+    return ChunkState.newBuilder()
+        .setId(r.key().toProto())
+        .setVersion(r.version())
+        .setLength(r.length())
+        .build();
+  }
+}

@@ -1,0 +1,285 @@
+package io.braidfs.dataserver;
+
+import io.braidfs.common.checksum.ChecksumMismatch;
+import io.braidfs.common.checksum.Checksums;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.layout.Layout;
+import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.common.rpc.RpcResponse;
+import io.braidfs.common.rpc.ServerCall;
+import io.braidfs.common.token.CapabilityToken;
+import io.braidfs.dataserver.store.ChunkKey;
+import io.braidfs.dataserver.store.Replica;
+import io.braidfs.proto.AckLevel;
+import io.braidfs.proto.FinalizeChunkRequest;
+import io.braidfs.proto.FinalizeChunkResponse;
+import io.braidfs.proto.ReplicaLocation;
+import io.braidfs.proto.SyncChunkRequest;
+import io.braidfs.proto.SyncChunkResponse;
+import io.braidfs.proto.TruncateChunkRequest;
+import io.braidfs.proto.TruncateChunkResponse;
+import io.braidfs.proto.WriteChunkRequest;
+import io.braidfs.proto.WriteChunkResponse;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.ToLongFunction;
+
+/**
+ * The write chain: WriteChunk, SyncChunk and FinalizeChunk pass from the client to the first
+ * replica and on down the chain, and TruncateChunk moves one replica to a new version.
+ *
+ * <p>Each hop verifies the data's checksums before anything else, then forwards the request to the
+ * next hop (so the hops work in parallel), applies it locally, and answers once its own work and
+ * the rest of the chain's are done: an acknowledgement means every replica down the chain has the
+ * data at the requested level. Everything for one chunk runs on that chunk's disk thread, so
+ * requests are applied and forwarded in the order they arrived.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+final class WritePath {
+  private final DataContext ctx;
+
+  WritePath(DataContext ctx) {
+    this.ctx = ctx;
+  }
+
+  /** WriteChunk, inline on the event loop: takes the payload and moves to the chunk's thread. */
+  void write(ServerCall<WriteChunkRequest, WriteChunkResponse> call) {
+    ChunkKey key = ChunkKey.of(call.request().getChunk());
+    ByteBuf data = call.takePayload();
+    ctx.onDisk(
+        call,
+        key,
+        () -> {
+          try {
+            write(call, key, data);
+          } finally {
+            data.release();
+          }
+        });
+  }
+
+  private void write(
+      ServerCall<WriteChunkRequest, WriteChunkResponse> call, ChunkKey key, ByteBuf data)
+      throws IOException {
+    WriteChunkRequest req = call.request();
+    int[] crcs = checkWrite(req, key, data);
+    Replica r = ctx.store.get(key);
+    CapabilityToken token =
+        ctx.gate.check(
+            call.caller(),
+            key,
+            req.getToken().toByteArray(),
+            CapabilityToken.WRITE,
+            r == null ? 0 : r.generation());
+    Optional<ChecksumMismatch> bad = Checksums.verifyPieces(data, req.getOffset(), crcs);
+    if (bad.isPresent()) {
+      throw StatusExceptions.toIOException(
+          Status.CHECKSUM_MISMATCH,
+          ctx.id + ": write to chunk " + key + " arrived corrupt: " + bad.get());
+    }
+    if (r == null) {
+      r = ctx.store.create(key, req.getVersion(), token.fileGeneration());
+    } else {
+      ctx.requireVersion(r, req.getVersion(), "write");
+      r.raiseGeneration(token.fileGeneration());
+    }
+    CompletableFuture<Long> rest =
+        forward(
+            req.getDownstreamList(),
+            d -> req.toBuilder().clearDownstream().addAllDownstream(d).build(),
+            RpcMethod.WRITE_CHUNK,
+            data.retainedDuplicate(),
+            WriteChunkResponse::getChunkLength);
+    long length;
+    try {
+      length = r.write(req.getOffset(), data, crcs);
+      if (req.getAckLevel() == AckLevel.ACK_LEVEL_ON_DISK) {
+        r.sync();
+      }
+    } catch (IOException | RuntimeException e) {
+      rest.whenComplete((x, y) -> {}); // the chain's answer no longer matters
+      throw e;
+    }
+    long local = length;
+    answer(
+        call,
+        req.getDownstreamList(),
+        rest,
+        down -> WriteChunkResponse.newBuilder().setChunkLength(local).build());
+  }
+
+  private int[] checkWrite(WriteChunkRequest req, ChunkKey key, ByteBuf data) throws IOException {
+    String what = ctx.id + ": write to chunk " + key;
+    if (req.getLength() != data.readableBytes()) {
+      throw invalid(
+          what + " says " + req.getLength() + " bytes but carries " + data.readableBytes());
+    }
+    if (req.getAckLevel() == AckLevel.ACK_LEVEL_UNSPECIFIED
+        || req.getAckLevel() == AckLevel.UNRECOGNIZED) {
+      throw invalid(what + " has no acknowledgement level");
+    }
+    if (req.getOffset() > Layout.MAX_CHUNK_SIZE - req.getLength()) {
+      throw StatusExceptions.toIOException(
+          Status.OUT_OF_RANGE,
+          what + " at offset " + req.getOffset() + " ends past the largest chunk size");
+    }
+    long pieces = Checksums.pieceCount(req.getOffset(), req.getLength());
+    if (req.getChecksumsCount() != pieces) {
+      throw invalid(
+          what + " carries " + req.getChecksumsCount() + " checksums for " + pieces + " pieces");
+    }
+    int[] crcs = new int[req.getChecksumsCount()];
+    for (int i = 0; i < crcs.length; i++) {
+      crcs[i] = req.getChecksums(i);
+    }
+    return crcs;
+  }
+
+  /** SyncChunk: forces the chunk to disk here and down the chain. */
+  void sync(ServerCall<SyncChunkRequest, SyncChunkResponse> call) {
+    SyncChunkRequest req = call.request();
+    ChunkKey key = ChunkKey.of(req.getChunk());
+    ctx.onDisk(
+        call,
+        key,
+        () -> {
+          Replica r = admit(call.caller(), key, req.getToken().toByteArray(), req.getVersion());
+          CompletableFuture<Long> rest =
+              forward(
+                  req.getDownstreamList(),
+                  d -> req.toBuilder().clearDownstream().addAllDownstream(d).build(),
+                  RpcMethod.SYNC_CHUNK,
+                  null,
+                  SyncChunkResponse::getSyncedLength);
+          long local = r.sync();
+          answer(
+              call,
+              req.getDownstreamList(),
+              rest,
+              down ->
+                  SyncChunkResponse.newBuilder().setSyncedLength(Math.min(local, down)).build());
+        });
+  }
+
+  /** FinalizeChunk: closes the chunk at its final length here and down the chain. */
+  void finalizeChunk(ServerCall<FinalizeChunkRequest, FinalizeChunkResponse> call) {
+    FinalizeChunkRequest req = call.request();
+    ChunkKey key = ChunkKey.of(req.getChunk());
+    ctx.onDisk(
+        call,
+        key,
+        () -> {
+          Replica r = admit(call.caller(), key, req.getToken().toByteArray(), req.getVersion());
+          CompletableFuture<Long> rest =
+              forward(
+                  req.getDownstreamList(),
+                  d -> req.toBuilder().clearDownstream().addAllDownstream(d).build(),
+                  RpcMethod.FINALIZE_CHUNK,
+                  null,
+                  FinalizeChunkResponse::getLength);
+          r.finalizeAt(req.getVersion(), req.getLength());
+          answer(
+              call,
+              req.getDownstreamList(),
+              rest,
+              down -> FinalizeChunkResponse.newBuilder().setLength(req.getLength()).build());
+        });
+  }
+
+  /**
+   * TruncateChunk from a writer: cuts this replica to the acknowledged length at a new version.
+   * Idempotent. MDS commands travel in heartbeat answers instead, so a token is required here.
+   */
+  void truncate(ServerCall<TruncateChunkRequest, TruncateChunkResponse> call) {
+    TruncateChunkRequest req = call.request();
+    ChunkKey key = ChunkKey.of(req.getChunk());
+    ctx.onDisk(
+        call,
+        key,
+        () -> {
+          Replica r = ctx.replica(key);
+          ctx.gate.check(
+              call.caller(),
+              key,
+              req.getToken().toByteArray(),
+              CapabilityToken.WRITE,
+              r.generation());
+          if (req.getNewVersion() < req.getVersion()) {
+            throw invalid(ctx.id + ": truncate of chunk " + key + " to an older version");
+          }
+          boolean done = r.version() == req.getNewVersion() && r.length() == req.getLength();
+          if (!done) {
+            ctx.requireVersion(r, req.getVersion(), "truncate");
+            r.truncate(req.getNewVersion(), req.getLength());
+          }
+          call.reply(
+              TruncateChunkResponse.newBuilder()
+                  .setLength(r.length())
+                  .setVersion(r.version())
+                  .build());
+        });
+  }
+
+  private Replica admit(
+      io.braidfs.common.rpc.CallerContext caller, ChunkKey key, byte[] token, long version)
+      throws IOException {
+    Replica r = ctx.replica(key);
+    ctx.gate.check(caller, key, token, CapabilityToken.WRITE, r.generation());
+    ctx.requireVersion(r, version, "request");
+    return r;
+  }
+
+  /**
+   * Sends the request on to the next hop with the rest of the chain, or completes at once with
+   * {@code Long.MAX_VALUE} at the tail. The future holds what {@code result} reads from the next
+   * hop's answer.
+   */
+  private <Q extends com.google.protobuf.Message, R extends com.google.protobuf.Message>
+      CompletableFuture<Long> forward(
+          List<ReplicaLocation> chain,
+          java.util.function.Function<List<ReplicaLocation>, Q> request,
+          RpcMethod<Q, R> method,
+          @org.jspecify.annotations.Nullable ByteBuf payload,
+          ToLongFunction<R> result) {
+    if (chain.isEmpty()) {
+      if (payload != null) {
+        payload.release();
+      }
+      return CompletableFuture.completedFuture(Long.MAX_VALUE);
+    }
+    Q next = request.apply(chain.subList(1, chain.size()));
+    return ctx.peers
+        .call(DataContext.address(chain.get(0)), method, next, payload, ctx.peerTimeout)
+        .thenApply(
+            (RpcResponse<R> response) -> {
+              try (response) {
+                return result.applyAsLong(response.message());
+              }
+            });
+  }
+
+  /** Answers once the rest of the chain has answered: OK with {@code ok}, or its failure. */
+  private static <R extends com.google.protobuf.Message> void answer(
+      ServerCall<?, R> call,
+      List<ReplicaLocation> chain,
+      CompletableFuture<Long> rest,
+      java.util.function.LongFunction<R> ok) {
+    rest.whenComplete(
+        (down, failure) -> {
+          if (failure != null) {
+            Replies.failDownstream(call, failure, chain.get(0));
+          } else {
+            call.reply(ok.apply(down));
+          }
+        });
+  }
+
+  private static IOException invalid(String message) {
+    return StatusExceptions.toIOException(Status.INVALID_ARGUMENT, message);
+  }
+}
