@@ -21,6 +21,14 @@ public final class RemoteErrorInfo extends Exception {
     this.info = info;
   }
 
+  /**
+   * Details made on this side: a caller that forwards or relabels a failure (a write chain naming
+   * the server that failed) attaches them as the cause of the exception it raises.
+   */
+  public static RemoteErrorInfo local(ErrorInfo info) {
+    return new RemoteErrorInfo(info);
+  }
+
   /** The server's error details. */
   public ErrorInfo info() {
     return info;

@@ -1,0 +1,200 @@
+package io.braidfs.client.data;
+
+import com.google.protobuf.ByteString;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.layout.Layout;
+import io.braidfs.common.layout.Segment;
+import io.braidfs.common.rpc.RpcClient;
+import io.braidfs.proto.ChunkLocation;
+import io.braidfs.proto.ChunkSetLocation;
+import io.braidfs.proto.GetChunkLocationsRequest;
+import io.braidfs.proto.GetChunkLocationsResponse;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Positional reads of one file: a range is cut into stripe-unit segments (and those into pieces of
+ * at most {@link DataPathOptions#maxTransfer()}), fetched in parallel from the replicas of their
+ * chunks, every block verified, and assembled in order. Chunk locations and the read token come
+ * from the MDS and are cached; an expired token or a stale location is refreshed once per read.
+ *
+ * <p>Thread-safety: thread-safe; concurrent reads share the location cache.
+ */
+public final class StripedReader {
+  /** Bytes of file located per MDS call beyond what a read needs: a few chunk sets ahead. */
+  private static final long LOCATE_AHEAD = 256L << 20;
+
+  private final ChunkService mds;
+  private final ChunkFetcher fetcher;
+  private final DataPathOptions options;
+  private final long inodeId;
+  private final String path;
+  private final Layout layout;
+  private final Map<Long, ChunkSetLocation> sets = new ConcurrentHashMap<>();
+  private volatile ByteString token = ByteString.EMPTY;
+  private volatile long length = -1;
+
+  public StripedReader(
+      RpcClient rpc,
+      ChunkService mds,
+      ReplicaHealth health,
+      DataPathOptions options,
+      long inodeId,
+      String path,
+      Layout layout) {
+    this.mds = mds;
+    this.fetcher = new ChunkFetcher(rpc, mds, health, options);
+    this.options = options;
+    this.inodeId = inodeId;
+    this.path = path;
+    this.layout = layout;
+  }
+
+  /**
+   * The file's visible length, as the MDS last said.
+   *
+   * @throws IOException if the MDS cannot be asked
+   */
+  public long length() throws IOException {
+    if (length < 0) {
+      locate(0, 1);
+    }
+    return length;
+  }
+
+  /** Forgets the cached locations and length (close-to-open: the next read asks the MDS). */
+  public void invalidate() {
+    sets.clear();
+    length = -1;
+  }
+
+  /**
+   * Reads up to {@code length} bytes at file offset {@code offset} into {@code dst} (at its writer
+   * index, which advances). Bytes of holes read as zeros.
+   *
+   * @return the bytes read, or -1 if {@code offset} is at or past the end of the file
+   * @throws IOException if a chunk could not be read from any replica (a precise status), or the
+   *     MDS could not be asked; nothing is then written to {@code dst}
+   * @throws IllegalArgumentException if {@code dst} has room for fewer than {@code length} bytes
+   */
+  public int read(long offset, ByteBuf dst, int length) throws IOException {
+    if (dst.writableBytes() < length) {
+      throw new IllegalArgumentException(
+          "dst has room for " + dst.writableBytes() + " bytes, not " + length);
+    }
+    long fileLength = length();
+    if (offset >= fileLength) {
+      refreshIfGrown(offset);
+      fileLength = this.length;
+      if (offset >= fileLength) {
+        return -1;
+      }
+    }
+    int n = (int) Math.min(length, fileLength - offset);
+    try {
+      readRange(offset, dst, n);
+    } catch (IOException e) {
+      Status s = StatusExceptions.statusOf(e);
+      if (s != Status.INVALID_TOKEN && s != Status.STALE_VERSION && s != Status.NOT_FOUND) {
+        throw e;
+      }
+      invalidate(); // an expired token or a replica moved since the locations were fetched
+      readRange(offset, dst, n);
+    }
+    dst.writerIndex(dst.writerIndex() + n);
+    return n;
+  }
+
+  private void refreshIfGrown(long offset) throws IOException {
+    invalidate();
+    locate(offset, 1);
+  }
+
+  /** Fills {@code dst[writerIndex, +n)} with file bytes {@code [offset, offset + n)}. */
+  private void readRange(long offset, ByteBuf dst, int n) throws IOException {
+    dst.setZero(dst.writerIndex(), n);
+    List<Piece> wave = new ArrayList<>(options.maxInFlight());
+    for (Segment s : layout.segments(offset, n)) {
+      for (int done = 0; done < s.length(); done += options.maxTransfer()) {
+        int len = Math.min(options.maxTransfer(), s.length() - done);
+        ChunkLocation chunk = chunk(s);
+        int at = (int) (s.fileOffset() - offset) + done;
+        CompletableFuture<ByteBuf> f =
+            chunk == null ? null : fetcher.fetch(chunk, token, s.offsetInChunk() + done, len);
+        wave.add(new Piece(at, f));
+        if (wave.size() == options.maxInFlight()) {
+          collect(wave, dst);
+        }
+      }
+    }
+    collect(wave, dst);
+  }
+
+  private void collect(List<Piece> wave, ByteBuf dst) throws IOException {
+    IOException failure = null;
+    for (Piece p : wave) {
+      if (p.data == null) {
+        continue;
+      }
+      try {
+        ByteBuf b = p.data.get();
+        try {
+          dst.setBytes(dst.writerIndex() + p.at, b, b.readerIndex(), b.readableBytes());
+        } finally {
+          b.release();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        failure = new InterruptedIOException("read of " + path + " interrupted");
+      } catch (ExecutionException e) {
+        if (failure == null) {
+          failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        }
+      }
+    }
+    wave.clear();
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** The segment's chunk, or null for a chunk set never written (a hole). */
+  private ChunkLocation chunk(Segment s) throws IOException {
+    ChunkSetLocation set = sets.get(s.chunkSet());
+    if (set == null) {
+      locate(layout.fileOffset(s.chunkSet(), 0, 0), LOCATE_AHEAD);
+      set = sets.get(s.chunkSet());
+    }
+    if (set == null || s.chunkInSet() >= set.getChunksCount()) {
+      return null;
+    }
+    return set.getChunks(s.chunkInSet());
+  }
+
+  private void locate(long offset, long span) throws IOException {
+    GetChunkLocationsResponse r =
+        mds.locations(
+            GetChunkLocationsRequest.newBuilder()
+                .setPath(path)
+                .setInodeId(inodeId)
+                .setOffset(offset)
+                .setLength(span)
+                .build());
+    for (ChunkSetLocation s : r.getChunkSetsList()) {
+      sets.put(s.getSetIndex(), s);
+    }
+    token = r.getToken();
+    length = r.getFileLength();
+  }
+
+  /** One piece of a read: where it goes in the destination, and its bytes (null: a hole). */
+  private record Piece(int at, CompletableFuture<ByteBuf> data) {}
+}

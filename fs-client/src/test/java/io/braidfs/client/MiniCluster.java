@@ -1,0 +1,269 @@
+package io.braidfs.client;
+
+import io.braidfs.client.data.ChunkService;
+import io.braidfs.client.data.DataPathOptions;
+import io.braidfs.client.data.ReplicaHealth;
+import io.braidfs.client.data.RpcChunkService;
+import io.braidfs.client.data.StripedReader;
+import io.braidfs.client.data.StripedWriter;
+import io.braidfs.client.data.WriteTarget;
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.layout.Layout;
+import io.braidfs.common.rpc.RpcClient;
+import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.dataserver.DataServer;
+import io.braidfs.dataserver.DataServerConfigKeys;
+import io.braidfs.mds.access.MdsSecurityConfigKeys;
+import io.braidfs.mds.cluster.MdsClusterConfigKeys;
+import io.braidfs.mds.server.MdsConfigKeys;
+import io.braidfs.mds.server.MdsServer;
+import io.braidfs.mds.store.MdsStoreConfigKeys;
+import io.braidfs.proto.CreateRequest;
+import io.braidfs.proto.CreateResponse;
+import io.braidfs.proto.LayoutSpec;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A whole Braid cluster in this JVM for tests: one real {@link MdsServer} (RocksDB in a temporary
+ * directory) and N real {@link DataServer}s (data directories beside it), all over Netty on {@code
+ * 127.0.0.1} with ports the system picks.
+ *
+ * <pre>{@code
+ * try (MiniCluster c = MiniCluster.builder(tempDir).dataServers(3).build()) {
+ *   c.start();                                   // returns when every data server registered
+ *   RpcClient client = c.newClient("alice");     // closed by the cluster
+ *   WriteTarget f = c.create(client, "/a", layout);
+ *   c.stopDataServer(1);  c.restartDataServer(1);
+ * }
+ * }</pre>
+ *
+ * <p>Heartbeats run every 100 ms and a data server is dead after 2 s without one, so failure tests
+ * are quick. Data servers keep their directories across {@link #restartDataServer}.
+ *
+ * <p>Thread-safety: not thread-safe; one test thread drives it.
+ */
+public final class MiniCluster implements AutoCloseable {
+  private final Path dir;
+  private final int dataServerCount;
+  private final Map<String, String> extra;
+  private final List<@Nullable DataServer> dataServers = new ArrayList<>();
+  private final List<RpcClient> clients = new ArrayList<>();
+  private @Nullable MdsServer mds;
+
+  private MiniCluster(Builder b) {
+    this.dir = b.dir;
+    this.dataServerCount = b.dataServers;
+    this.extra = Map.copyOf(b.config);
+  }
+
+  public static Builder builder(Path dir) {
+    return new Builder(dir);
+  }
+
+  /** Starts the MDS, then every data server, and waits until each has registered. */
+  public void start() throws IOException {
+    Map<String, String> c = new HashMap<>();
+    c.put(MdsConfigKeys.ADDRESS.name(), "127.0.0.1:0");
+    c.put(MdsStoreConfigKeys.DIR.name(), dir.resolve("mds").toString());
+    c.put(MdsSecurityConfigKeys.SUPERUSER.name(), "root");
+    c.put(MdsClusterConfigKeys.HEARTBEAT_INTERVAL.name(), "100ms");
+    c.put(MdsClusterConfigKeys.DEAD_INTERVAL.name(), "2s");
+    c.put(MdsClusterConfigKeys.MIN_FREE.name(), "1MiB");
+    c.putAll(extra);
+    MdsServer m = new MdsServer(BraidConfig.fromMap(c));
+    mds = m;
+    m.start();
+    for (int i = 0; i < dataServerCount; i++) {
+      dataServers.add(null);
+      restartDataServer(i);
+    }
+  }
+
+  /** The MDS's address. */
+  public InetSocketAddress mdsAddress() {
+    return mds().address();
+  }
+
+  public MdsServer mds() {
+    MdsServer m = mds;
+    if (m == null) {
+      throw new IllegalStateException("the cluster is not started");
+    }
+    return m;
+  }
+
+  /** Data server {@code i} (from 0), or an exception if it is stopped. */
+  public DataServer dataServer(int i) {
+    DataServer d = dataServers.get(i);
+    if (d == null) {
+      throw new IllegalStateException("data server " + i + " is stopped");
+    }
+    return d;
+  }
+
+  public int dataServerCount() {
+    return dataServers.size();
+  }
+
+  /** The data server with the MDS-assigned id {@code serverId}. */
+  public DataServer dataServerById(int serverId) {
+    for (DataServer d : dataServers) {
+      if (d != null && d.serverId() == serverId) {
+        return d;
+      }
+    }
+    throw new IllegalArgumentException("no running data server has id " + serverId);
+  }
+
+  /** The index of the data server with id {@code serverId}. */
+  public int indexOf(int serverId) {
+    for (int i = 0; i < dataServers.size(); i++) {
+      DataServer d = dataServers.get(i);
+      if (d != null && d.serverId() == serverId) {
+        return i;
+      }
+    }
+    throw new IllegalArgumentException("no running data server has id " + serverId);
+  }
+
+  /** Stops data server {@code i} abruptly (its connections drop); its data stays on disk. */
+  public void stopDataServer(int i) {
+    DataServer d = dataServers.set(i, null);
+    if (d != null) {
+      d.close();
+    }
+  }
+
+  /** (Re)starts data server {@code i} on its directories and waits until it has registered. */
+  public void restartDataServer(int i) throws IOException {
+    stopDataServer(i);
+    Map<String, String> c = new HashMap<>();
+    c.put(DataServerConfigKeys.ADDRESS.name(), "127.0.0.1:0");
+    c.put(DataServerConfigKeys.DIRS.name(), dir.resolve("ds-" + i).toString());
+    c.put(DataServerConfigKeys.MDS.name(), hostPort(mdsAddress()));
+    c.put(DataServerConfigKeys.REGISTER_RETRY.name(), "50ms");
+    c.putAll(extra);
+    DataServer d = new DataServer(BraidConfig.fromMap(c), "ds-" + i);
+    d.start();
+    dataServers.set(i, d);
+    try {
+      if (!d.awaitRegistered(Duration.ofSeconds(20))) {
+        throw new IOException(d.id() + " did not register with the MDS within 20 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while starting " + d.id(), e);
+    }
+  }
+
+  /** A started RPC client acting as {@code user} (groups: {@code user}); closed by the cluster. */
+  public RpcClient newClient(String user) {
+    RpcClient c = RpcClient.builder("test-" + user).user(user).groups(List.of(user)).build();
+    c.start();
+    clients.add(c);
+    return c;
+  }
+
+  /** The MDS calls of the data path, over {@code client}. */
+  public ChunkService chunkService(RpcClient client) {
+    return new RpcChunkService(client, mdsAddress());
+  }
+
+  /** Creates {@code path} (and its parents) with {@code layout} and returns it ready to write. */
+  public WriteTarget create(RpcClient client, String path, Layout layout) throws IOException {
+    CreateResponse r =
+        client.callSync(
+            mdsAddress(),
+            RpcMethod.CREATE,
+            CreateRequest.newBuilder()
+                .setPath(path)
+                .setMode(0644)
+                .setCreateParents(true)
+                .setLayout(
+                    LayoutSpec.newBuilder()
+                        .setStripeUnit(layout.stripeUnit())
+                        .setStripeWidth(layout.stripeWidth())
+                        .setChunkSize(layout.chunkSize())
+                        .setReplication(layout.replication()))
+                .build());
+    return new WriteTarget(
+        r.getAttributes().getInodeId(),
+        path,
+        layout,
+        0,
+        r.getToken(),
+        List.of(r.getFirstChunkSet()));
+  }
+
+  /** A writer for {@code target} with the default options. */
+  public StripedWriter writer(RpcClient client, WriteTarget target) {
+    return new StripedWriter(client, chunkService(client), DataPathOptions.defaults(), target);
+  }
+
+  /** A reader of the file {@code target} names. */
+  public StripedReader reader(RpcClient client, WriteTarget target) {
+    return new StripedReader(
+        client,
+        chunkService(client),
+        new ReplicaHealth(),
+        DataPathOptions.defaults(),
+        target.inodeId(),
+        target.path(),
+        target.layout());
+  }
+
+  private static String hostPort(InetSocketAddress a) {
+    return a.getAddress().getHostAddress() + ":" + a.getPort();
+  }
+
+  @Override
+  public void close() {
+    for (RpcClient c : clients) {
+      c.close();
+    }
+    clients.clear();
+    for (int i = 0; i < dataServers.size(); i++) {
+      stopDataServer(i);
+    }
+    MdsServer m = mds;
+    mds = null;
+    if (m != null) {
+      m.close();
+    }
+  }
+
+  /** Configures a {@link MiniCluster}. */
+  public static final class Builder {
+    private final Path dir;
+    private int dataServers = 3;
+    private final Map<String, String> config = new HashMap<>();
+
+    private Builder(Path dir) {
+      this.dir = dir;
+    }
+
+    /** How many data servers (default 3). */
+    public Builder dataServers(int n) {
+      this.dataServers = n;
+      return this;
+    }
+
+    /** Sets a configuration key on every server. */
+    public Builder config(String key, String value) {
+      config.put(key, value);
+      return this;
+    }
+
+    public MiniCluster build() {
+      return new MiniCluster(this);
+    }
+  }
+}
