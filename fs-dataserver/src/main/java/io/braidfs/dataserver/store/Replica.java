@@ -1,8 +1,19 @@
 package io.braidfs.dataserver.store;
 
+import static io.braidfs.common.error.StatusExceptions.toIOException;
+
+import io.braidfs.common.checksum.Checksums;
+import io.braidfs.common.error.Status;
 import io.braidfs.proto.ReplicaState;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * One replica of a chunk on this server: a data file with the chunk's bytes and a meta file with
@@ -13,40 +24,128 @@ import java.io.IOException;
  * Errors are {@link IOException}s that implement {@code StatusException}, made with {@code
  * StatusExceptions.toIOException}: {@code NO_SPACE} when the directory is full (nothing is written,
  * the length is unchanged), {@code OUT_OF_RANGE} for offsets past what the operation allows, {@code
- * INVALID_ARGUMENT} for malformed arguments; any other I/O failure is passed on.
+ * INVALID_ARGUMENT} for malformed arguments; any other I/O failure is passed on. Once the replica
+ * is deleted every method fails with {@code NOT_FOUND}, and once the store is closed with {@code
+ * UNAVAILABLE}.
+ *
+ * <p>Design: the header fields and one CRC per 64 KiB block are held in memory and written through
+ * to the meta file on every change, so reads never read the meta file. The replica's length is the
+ * data file's size. A write takes the CRCs the caller already verified for the blocks it covers
+ * whole, reads back only the (at most two) blocks it covers in part, and gives blocks in a hole the
+ * CRC of a zero block. Channels are opened on first use and kept until the replica is finalized,
+ * deleted or the store closed (finalized replicas are rarely written again, and keeping every
+ * channel would exhaust file descriptors on a large store).
  *
  * <p>Thread-safety: thread-safe. Mutations are serialized on the replica; {@link #read} may run
  * concurrently with them and sees either the state before or after each one.
  */
 public final class Replica {
-  Replica() {}
+  private static final int BLOCK = Checksums.BLOCK_SIZE;
+
+  /** The CRC of a whole block of zeros: what every block inside a hole has. */
+  private static final int ZERO_BLOCK_CRC = Checksums.blockCrcs(ByteBuffer.allocate(BLOCK))[0];
+
+  /** The longest replica (64 TiB), so that block numbers and CRC arrays fit an int. */
+  static final long MAX_LENGTH = 1L << 46;
+
+  private enum Life {
+    OPEN,
+    DELETED,
+    CLOSED
+  }
+
+  private final ChunkKey key;
+  private final DataDir dir;
+  private final ReplicaFiles files; // guarded by this
+
+  // Written under the lock; volatile so the accessors need not take it.
+  private volatile ReplicaState state;
+  private volatile long version;
+  private volatile long generation;
+  private volatile long length;
+  private volatile long syncedLength;
+
+  private int[] crcs; // guarded by this; entries [0, blockCount(length)) are valid
+  private boolean headerDirty; // guarded by this; generation raised since the header was written
+  private boolean entrySynced; // guarded by this; the files' directory entries are on disk
+  private Life life = Life.OPEN; // guarded by this
+
+  Replica(
+      ChunkKey key,
+      DataDir dir,
+      ReplicaFiles files,
+      MetaHeader header,
+      long length,
+      int[] crcs,
+      boolean onDisk) {
+    this.key = key;
+    this.dir = dir;
+    this.files = files;
+    this.state = header.state();
+    this.version = header.version();
+    this.generation = header.generation();
+    this.length = length;
+    this.syncedLength = onDisk ? length : 0;
+    this.crcs = crcs;
+    this.entrySynced = onDisk;
+  }
+
+  /**
+   * Creates the files of a new, empty replica in {@code dir}, state WRITING.
+   *
+   * @throws IOException NO_SPACE if the disk is full; otherwise the failure, after marking the
+   *     directory failed
+   */
+  static Replica create(ChunkKey key, DataDir dir, long version, long generation)
+      throws IOException {
+    MetaHeader header = new MetaHeader(ReplicaState.REPLICA_STATE_WRITING, version, generation);
+    ReplicaFiles files;
+    try {
+      Path subdir = dir.subdir(key);
+      if (!Files.isDirectory(subdir)) {
+        Files.createDirectories(subdir);
+        // Rare (256 subdirectories per disk): make the new one survive a crash at once.
+        FileIo.syncDirectory(dir.chunksDir());
+      }
+      files = ReplicaFiles.create(dir.dataPath(key), dir.metaPath(key), header);
+    } catch (IOException e) {
+      if (FileIo.isDiskFull(e)) {
+        dir.refreshSpace();
+        throw toIOException(Status.NO_SPACE, "create chunk " + key + ": " + dir + " is full", e);
+      }
+      dir.markFailed("create chunk " + key, e);
+      throw e;
+    }
+    dir.addUsed(footprint(0));
+    return new Replica(key, dir, files, header, 0, new int[0], false);
+  }
 
   public ChunkKey key() {
-    throw new UnsupportedOperationException();
+    return key;
   }
 
   /** The replica's chunk version (see data.proto). */
   public long version() {
-    throw new UnsupportedOperationException();
+    return version;
   }
 
   /** The file generation the replica was last written under (from the writer's token). */
   public long generation() {
-    throw new UnsupportedOperationException();
+    return generation;
   }
 
   public ReplicaState state() {
-    throw new UnsupportedOperationException();
+    return state;
   }
 
   /** The replica's length in bytes, including data not yet forced to disk. */
   public long length() {
-    throw new UnsupportedOperationException();
+    return length;
   }
 
   /** Bytes known to be on disk (forced by the last {@link #sync}, finalize or truncate). */
   public long syncedLength() {
-    throw new UnsupportedOperationException();
+    return syncedLength;
   }
 
   /**
@@ -60,18 +159,52 @@ public final class Replica {
    *     reuses those of whole blocks rather than computing them again
    * @return the replica's length afterwards
    * @throws IOException NO_SPACE if the directory cannot take the bytes (nothing written);
-   *     INVALID_ARGUMENT if the replica is corrupt or the CRC count is wrong
+   *     INVALID_ARGUMENT if the replica is corrupt or the CRC count is wrong, or {@code offset} is
+   *     negative; OUT_OF_RANGE if the write would end past the largest possible replica (64 TiB)
    */
   public long write(long offset, ByteBuf data, int[] pieceCrcs) throws IOException {
-    throw new UnsupportedOperationException();
+    int n = data.readableBytes();
+    long end = checkWrite(offset, n, pieceCrcs);
+    synchronized (this) {
+      checkUsable("write");
+      if (state == ReplicaState.REPLICA_STATE_CORRUPT) {
+        throw error(Status.INVALID_ARGUMENT, "write", "the replica is corrupt");
+      }
+      if (n == 0) {
+        return length;
+      }
+      long oldLength = length;
+      reserve(Math.max(0, end - oldLength));
+      ReplicaState before = state;
+      if (before == ReplicaState.REPLICA_STATE_FINALIZED || headerDirty) {
+        // Reopen on disk before the bytes change, so a crash never shows a finalized replica
+        // whose bytes differ from what was finalized.
+        state = ReplicaState.REPLICA_STATE_WRITING;
+        writeHeader();
+      }
+      try {
+        files.writeData(offset, data);
+      } catch (IOException e) {
+        if (!FileIo.isDiskFull(e)) {
+          throw e;
+        }
+        rollBack(oldLength, blockOf(offset), before);
+        throw noSpace(oldLength, end, e);
+      }
+      commitCrcs(offset, end, oldLength, pieceCrcs, before);
+      return length;
+    }
   }
 
   /**
    * Records the file generation of a newer token that wrote to the replica (persisted with the next
    * meta write, at the latest at sync). Lower values are ignored.
    */
-  public void raiseGeneration(long generation) {
-    throw new UnsupportedOperationException();
+  public synchronized void raiseGeneration(long generation) {
+    if (generation > this.generation) {
+      this.generation = generation;
+      headerDirty = true;
+    }
   }
 
   /**
@@ -80,7 +213,43 @@ public final class Replica {
    * @return the synced length (the length at the time of the call)
    */
   public long sync() throws IOException {
-    throw new UnsupportedOperationException();
+    FileChannel dataChannel;
+    FileChannel metaChannel;
+    long target;
+    boolean syncEntry;
+    synchronized (this) {
+      checkUsable("sync");
+      if (headerDirty) {
+        writeHeader();
+      }
+      dataChannel = files.data();
+      metaChannel = files.meta();
+      target = length;
+      syncEntry = !entrySynced;
+    }
+    // Forced outside the lock, so that the writes of a pipeline go on during an hsync.
+    try {
+      dataChannel.force(false);
+      metaChannel.force(true);
+      if (syncEntry) {
+        FileIo.syncDirectory(files.dataPath().getParent());
+      }
+    } catch (ClosedChannelException e) {
+      if (e instanceof ClosedByInterruptException) {
+        throw e; // the interrupt flag is set; the next use reopens the channel
+      }
+      // Finalized, deleted or closed meanwhile: report that, or force the reopened channels.
+      synchronized (this) {
+        checkUsable("sync");
+        forceAll();
+        return syncedLength;
+      }
+    }
+    synchronized (this) {
+      entrySynced |= syncEntry;
+      syncedLength = Math.min(Math.max(syncedLength, target), length);
+    }
+    return target;
   }
 
   /**
@@ -88,20 +257,37 @@ public final class Replica {
    * unacknowledged tail), recomputes the last block's CRC if it was cut, marks it finalized and
    * forces everything to disk. Idempotent.
    *
-   * @throws IOException OUT_OF_RANGE if {@code length} exceeds the replica's length
+   * @throws IOException OUT_OF_RANGE if {@code length} exceeds the replica's length;
+   *     INVALID_ARGUMENT if {@code length} is negative or the replica is corrupt
    */
-  public void finalizeAt(long version, long length) throws IOException {
-    throw new UnsupportedOperationException();
+  public synchronized void finalizeAt(long version, long length) throws IOException {
+    checkUsable("finalize");
+    if (state == ReplicaState.REPLICA_STATE_CORRUPT) {
+      throw error(Status.INVALID_ARGUMENT, "finalize", "the replica is corrupt");
+    }
+    checkCut("finalize", length);
+    cut(length);
+    this.version = version;
+    state = ReplicaState.REPLICA_STATE_FINALIZED;
+    writeHeader();
+    forceAll();
+    files.close();
   }
 
   /**
    * Cuts the replica to {@code length} and gives it {@code newVersion}, forcing the change to disk;
    * the state does not change. Idempotent.
    *
-   * @throws IOException OUT_OF_RANGE if {@code length} exceeds the replica's length
+   * @throws IOException OUT_OF_RANGE if {@code length} exceeds the replica's length;
+   *     INVALID_ARGUMENT if it is negative
    */
-  public void truncate(long newVersion, long length) throws IOException {
-    throw new UnsupportedOperationException();
+  public synchronized void truncate(long newVersion, long length) throws IOException {
+    checkUsable("truncate");
+    checkCut("truncate", length);
+    cut(length);
+    version = newVersion;
+    writeHeader();
+    forceAll();
   }
 
   /**
@@ -109,26 +295,319 @@ public final class Replica {
    * 64 KiB blocks, with the stored CRCs of those blocks.
    *
    * @throws IOException OUT_OF_RANGE if {@code offset} is past the replica's length (equal is an
-   *     empty view); CHECKSUM_MISMATCH if the replica is marked corrupt
+   *     empty view); CHECKSUM_MISMATCH if the replica is marked corrupt; INVALID_ARGUMENT if {@code
+   *     offset} or {@code length} is negative
    */
   public ReadView read(long offset, int length) throws IOException {
-    throw new UnsupportedOperationException();
+    if (offset < 0 || length < 0) {
+      throw error(Status.INVALID_ARGUMENT, "read", "negative offset or length " + offset);
+    }
+    synchronized (this) {
+      checkUsable("read");
+      if (state == ReplicaState.REPLICA_STATE_CORRUPT) {
+        throw error(Status.CHECKSUM_MISMATCH, "read", "the replica is corrupt");
+      }
+      long total = this.length;
+      if (offset > total) {
+        throw error(Status.OUT_OF_RANGE, "read", "offset " + offset + " is past the end " + total);
+      }
+      long first = offset / BLOCK * BLOCK;
+      long want = Math.min(offset + length, total);
+      // Empty when nothing is asked or nothing is there; otherwise whole blocks, the last clipped.
+      long end = want == offset ? first : Math.min(roundUp(want), total);
+      int[] blockCrcs = Arrays.copyOfRange(crcs, blockOf(first), blockCount(end));
+      // A channel of its own, opened under the lock: a delete cannot remove the file before it
+      // is open, and the open file stays readable after a delete.
+      FileChannel channel = files.openForRead();
+      return new ReadView(first, end - first, blockCrcs, version, total, channel);
+    }
   }
 
   /**
    * The CRC32C of each {@code pieceSize}-byte piece of {@code [0, length)}, combined from the
-   * stored block CRCs without reading the data.
+   * stored block CRCs without reading the data (except for a block that {@code length} cuts, whose
+   * prefix is read).
    *
    * @param length the bytes to cover; 0 means the whole replica
    * @param pieceSize a positive multiple of 64 KiB
-   * @throws IOException OUT_OF_RANGE if {@code length} exceeds the replica's length
+   * @throws IOException OUT_OF_RANGE if {@code length} exceeds the replica's length;
+   *     INVALID_ARGUMENT if {@code pieceSize} is not a positive multiple of 64 KiB or {@code
+   *     length} is negative
    */
   public int[] pieceCrcs(long length, int pieceSize) throws IOException {
-    throw new UnsupportedOperationException();
+    if (pieceSize <= 0 || pieceSize % BLOCK != 0 || length < 0) {
+      throw error(
+          Status.INVALID_ARGUMENT,
+          "piece CRCs",
+          "piece size " + pieceSize + " is not a positive multiple of 64 KiB, or length " + length);
+    }
+    synchronized (this) {
+      checkUsable("piece CRCs");
+      long total = this.length;
+      if (length > total) {
+        throw error(
+            Status.OUT_OF_RANGE, "piece CRCs", "length " + length + " is past the end " + total);
+      }
+      long covered = length == 0 ? total : length;
+      int blocks = blockCount(covered);
+      int[] blockCrcs = Arrays.copyOf(crcs, blocks);
+      if (blocks > 0 && blockLength(blocks - 1, covered) != blockLength(blocks - 1, total)) {
+        blockCrcs[blocks - 1] = files.blockCrc(blocks - 1, blockLength(blocks - 1, covered));
+      }
+      return combinePieces(blockCrcs, covered, pieceSize / BLOCK);
+    }
   }
 
   /** Marks the replica corrupt (persisted): reads fail until the MDS has it deleted. */
-  public void markCorrupt() throws IOException {
-    throw new UnsupportedOperationException();
+  public synchronized void markCorrupt() throws IOException {
+    checkUsable("mark corrupt");
+    state = ReplicaState.REPLICA_STATE_CORRUPT;
+    writeHeader();
+    files.meta().force(true);
+  }
+
+  @Override
+  public String toString() {
+    return "Replica{" + key + " v" + version + " " + state + " len=" + length + "}";
+  }
+
+  // ---- package-private, for ChunkStore ----------------------------------------------------------
+
+  DataDir dir() {
+    return dir;
+  }
+
+  /**
+   * Deletes the files if the replica's version is at most {@code maxVersion}; afterwards every
+   * method fails with NOT_FOUND.
+   *
+   * @return whether this call deleted it (false if the version is higher or it is already gone)
+   */
+  synchronized boolean deleteIfAtMost(long maxVersion) throws IOException {
+    if (life != Life.OPEN || version > maxVersion) {
+      return false;
+    }
+    life = Life.DELETED;
+    dir.addUsed(-footprint(length));
+    files.delete();
+    return true;
+  }
+
+  synchronized boolean isDeleted() {
+    return life == Life.DELETED;
+  }
+
+  /** Closes the channels for good: the store is closing. */
+  synchronized void close() throws IOException {
+    if (life == Life.OPEN) {
+      life = Life.CLOSED;
+    }
+    files.close();
+  }
+
+  /** Bytes the replica takes in its directory: data plus meta file. */
+  static long footprint(long length) {
+    return length + MetaHeader.metaSize(Checksums.blockCount(length));
+  }
+
+  // ---- internals --------------------------------------------------------------------------------
+
+  private long checkWrite(long offset, int n, int[] pieceCrcs) throws IOException {
+    if (offset < 0) {
+      throw error(Status.INVALID_ARGUMENT, "write", "negative offset " + offset);
+    }
+    if (offset > MAX_LENGTH - n) {
+      throw error(
+          Status.OUT_OF_RANGE,
+          "write",
+          n + " bytes at " + offset + " end past the largest replica, " + MAX_LENGTH);
+    }
+    long pieces = Checksums.pieceCount(offset, n);
+    if (pieceCrcs.length != pieces) {
+      throw error(
+          Status.INVALID_ARGUMENT,
+          "write",
+          n + " bytes at " + offset + " need " + pieces + " CRCs, got " + pieceCrcs.length);
+    }
+    return offset + n;
+  }
+
+  /** Fails with NO_SPACE, writing nothing, if the directory cannot take {@code grow} more bytes. */
+  private void reserve(long grow) throws IOException {
+    if (grow == 0 || grow <= dir.availableBytes()) {
+      return;
+    }
+    dir.refreshSpace(); // the cached free space may be a second old
+    long available = dir.availableBytes();
+    if (grow > available) {
+      throw error(
+          Status.NO_SPACE,
+          "write",
+          "data dir " + dir + " has " + available + " bytes available, the write needs " + grow);
+    }
+  }
+
+  /** Computes, persists and installs the CRCs of the blocks a successful data write changed. */
+  private void commitCrcs(
+      long offset, long end, long oldLength, int[] pieceCrcs, ReplicaState before)
+      throws IOException {
+    int oldBlocks = blockCount(oldLength);
+    // The old last block changes too if it was partial and the write leaves a hole after it.
+    int from = Math.min(blockOf(offset), oldLength % BLOCK == 0 ? oldBlocks : oldBlocks - 1);
+    int to = blockCount(end);
+    long newLength = Math.max(oldLength, end);
+    int[] updated = new int[to - from];
+    for (int b = from; b < to; b++) {
+      updated[b - from] = crcAfterWrite(b, offset, end, oldLength, newLength, pieceCrcs);
+    }
+    try {
+      files.writeCrcs(from, updated, 0, updated.length);
+    } catch (IOException e) {
+      if (!FileIo.isDiskFull(e)) {
+        throw e;
+      }
+      rollBack(oldLength, from, before);
+      throw noSpace(oldLength, end, e);
+    }
+    if (to > crcs.length) {
+      crcs = Arrays.copyOf(crcs, Math.max(to, 2 * crcs.length));
+    }
+    System.arraycopy(updated, 0, crcs, from, updated.length);
+    length = newLength;
+    dir.addUsed(footprint(newLength) - footprint(oldLength));
+  }
+
+  /** The CRC of block {@code b} after {@code [offset, end)} was written. */
+  private int crcAfterWrite(
+      int b, long offset, long end, long oldLength, long newLength, int[] pieceCrcs)
+      throws IOException {
+    long start = (long) b * BLOCK;
+    int blockLength = blockLength(b, newLength);
+    int firstBlock = blockOf(offset);
+    if (b < firstBlock && start >= oldLength) {
+      return ZERO_BLOCK_CRC; // wholly inside the hole before the write
+    }
+    if (b >= firstBlock && offset <= start && Math.min(end, start + BLOCK) == start + blockLength) {
+      return pieceCrcs[b - firstBlock]; // the write covers the whole block
+    }
+    return files.blockCrc(b, blockLength); // covered in part: the block's other bytes count too
+  }
+
+  /**
+   * Undoes a write that hit a full disk: cuts the files back to {@code oldLength} and, since bytes
+   * of blocks from {@code fromBlock} on may have been overwritten (and their stored CRCs with
+   * them), recomputes those CRCs from the data as it now is.
+   */
+  private void rollBack(long oldLength, int fromBlock, ReplicaState before) throws IOException {
+    dir.refreshSpace();
+    files.truncateData(oldLength);
+    int oldBlocks = blockCount(oldLength);
+    files.truncateMeta(oldBlocks);
+    for (int b = fromBlock; b < oldBlocks; b++) {
+      crcs[b] = files.blockCrc(b, blockLength(b, oldLength));
+    }
+    if (fromBlock < oldBlocks) {
+      files.writeCrcs(fromBlock, crcs, fromBlock, oldBlocks - fromBlock);
+    }
+    if (state != before) {
+      state = before;
+      writeHeader();
+    }
+  }
+
+  private IOException noSpace(long oldLength, long end, IOException cause) {
+    return toIOException(
+        Status.NO_SPACE,
+        "write chunk " + key + ": data dir " + dir + " is full (" + oldLength + " -> " + end + ")",
+        cause);
+  }
+
+  private void checkCut(String operation, long newLength) throws IOException {
+    if (newLength < 0) {
+      throw error(Status.INVALID_ARGUMENT, operation, "negative length " + newLength);
+    }
+    if (newLength > length) {
+      throw error(
+          Status.OUT_OF_RANGE, operation, "length " + newLength + " is past the end " + length);
+    }
+  }
+
+  /** Drops the bytes past {@code newLength} and their CRCs; recomputes a cut last block's CRC. */
+  private void cut(long newLength) throws IOException {
+    long oldLength = length;
+    if (newLength == oldLength) {
+      return;
+    }
+    files.truncateData(newLength);
+    int blocks = blockCount(newLength);
+    if (newLength % BLOCK != 0) {
+      int last = blocks - 1;
+      crcs[last] = files.blockCrc(last, blockLength(last, newLength));
+      files.writeCrcs(last, crcs, last, 1);
+    }
+    files.truncateMeta(blocks);
+    length = newLength;
+    syncedLength = Math.min(syncedLength, newLength);
+    dir.addUsed(footprint(newLength) - footprint(oldLength));
+  }
+
+  private void forceAll() throws IOException {
+    files.data().force(false);
+    files.meta().force(true);
+    if (!entrySynced) {
+      FileIo.syncDirectory(files.dataPath().getParent());
+      entrySynced = true;
+    }
+    syncedLength = length;
+  }
+
+  private void writeHeader() throws IOException {
+    files.writeHeader(new MetaHeader(state, version, generation));
+    headerDirty = false;
+  }
+
+  private void checkUsable(String operation) throws IOException {
+    switch (life) {
+      case OPEN -> {}
+      case DELETED -> throw error(Status.NOT_FOUND, operation, "the replica was deleted");
+      case CLOSED -> throw error(Status.UNAVAILABLE, operation, "the store is closed");
+    }
+  }
+
+  private IOException error(Status status, String operation, String detail) {
+    return toIOException(status, operation + " chunk " + key + ": " + detail);
+  }
+
+  private static int[] combinePieces(int[] blockCrcs, long length, int blocksPerPiece) {
+    int pieces = (blockCrcs.length + blocksPerPiece - 1) / blocksPerPiece;
+    int[] result = new int[pieces];
+    for (int p = 0; p < pieces; p++) {
+      int first = p * blocksPerPiece;
+      int last = Math.min(first + blocksPerPiece, blockCrcs.length);
+      int crc = blockCrcs[first];
+      for (int b = first + 1; b < last; b++) {
+        crc = Checksums.combine(crc, blockCrcs[b], blockLength(b, length));
+      }
+      result[p] = crc;
+    }
+    return result;
+  }
+
+  private static int blockOf(long offset) {
+    return (int) (offset / BLOCK);
+  }
+
+  static int blockCount(long length) {
+    return (int) Checksums.blockCount(length);
+  }
+
+  /** The length of block {@code b} of a replica of {@code length} bytes. */
+  static int blockLength(int b, long length) {
+    long start = (long) b * BLOCK;
+    return (int) (Math.min(start + BLOCK, length) - start);
+  }
+
+  private static long roundUp(long offset) {
+    return (offset + BLOCK - 1) / BLOCK * BLOCK;
   }
 }
