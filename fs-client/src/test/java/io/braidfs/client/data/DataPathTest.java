@@ -45,7 +45,7 @@ class DataPathTest {
   static void start() throws IOException {
     cluster = MiniCluster.builder(dir).dataServers(3).build();
     cluster.start();
-    client = cluster.newClient("alice");
+    client = cluster.newClient("root");
   }
 
   @AfterAll
@@ -77,8 +77,8 @@ class DataPathTest {
     List<ChunkState> chunks;
     try (StripedWriter w = cluster.writer(client, f)) {
       writeInOddPieces(w, data);
-      chunks = w.chunkStates();
       assertThat(w.complete().getAttributes().getSize()).isEqualTo(size);
+      chunks = w.chunkStates();
     }
     assertThat(readAll(cluster.reader(client, f), size)).isEqualTo(data);
     assertReplicasIdentical(chunks, replication);
