@@ -109,6 +109,17 @@ public final class MiniCluster implements AutoCloseable {
     return d;
   }
 
+  /** The data servers running now. */
+  public List<DataServer> runningDataServers() {
+    List<DataServer> out = new ArrayList<>();
+    for (DataServer d : dataServers) {
+      if (d != null) {
+        out.add(d);
+      }
+    }
+    return out;
+  }
+
   public int dataServerCount() {
     return dataServers.size();
   }

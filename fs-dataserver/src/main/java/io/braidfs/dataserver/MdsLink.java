@@ -94,7 +94,7 @@ final class MdsLink {
     timer.execute(this::register);
   }
 
-  /** Waits until the first registration succeeded. */
+  /** Waits until the first registration and heartbeat succeeded (chunks can be placed here). */
   boolean awaitRegistered(Duration timeout) throws InterruptedException {
     return registered.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -131,8 +131,7 @@ final class MdsLink {
           leader,
           r.getServerId(),
           r.getClusterId());
-      registered.countDown();
-      timer.schedule(this::heartbeat, heartbeatMillis, TimeUnit.MILLISECONDS);
+      timer.execute(this::heartbeat); // at once: the MDS places chunks only on servers it has heard
       if (!confirmed) {
         confirmed = true;
         timer.execute(this::confirmReplicas);
@@ -195,6 +194,7 @@ final class MdsLink {
         gate.updateKeys(r.getSigningKeys());
       }
       delete(r.getChunksToDeleteList());
+      registered.countDown();
       if (r.getSendChunkReport()) {
         timer.execute(this::chunkReport);
       }

@@ -88,7 +88,9 @@ public final class StripedWriter implements AutoCloseable {
     this.replacer = new ReplicaReplacer(rpc, mds, inodeId, path);
     this.inFlight = new Semaphore(options.maxInFlight());
     for (ChunkSetLocation s : target.chunkSets()) {
-      sets.put(s.getSetIndex(), s);
+      if (s.getChunksCount() > 0) { // empty when Create could not place it: allocate later
+        sets.put(s.getSetIndex(), s);
+      }
     }
   }
 
@@ -160,6 +162,9 @@ public final class StripedWriter implements AutoCloseable {
     } catch (IOException e) {
       b.release();
       throw fail(e);
+    } catch (RuntimeException e) {
+      b.release();
+      throw e;
     }
     ChunkOut.Pending p =
         new ChunkOut.Pending(a.offsetInChunk(), b, Checksums.pieceCrcs(b, a.offsetInChunk()));

@@ -81,7 +81,7 @@ class DataPathTest {
       chunks = w.chunkStates();
     }
     assertThat(readAll(cluster.reader(client, f), size)).isEqualTo(data);
-    assertReplicasIdentical(chunks, replication);
+    assertReplicasIdentical(cluster, chunks, replication);
   }
 
   /** Application-sized writes that never line up with stripe units. */
@@ -115,12 +115,12 @@ class DataPathTest {
   }
 
   /** Every chunk has {@code replication} replicas at its committed version with equal bytes. */
-  static void assertReplicasIdentical(List<ChunkState> chunks, int replication) throws IOException {
+  static void assertReplicasIdentical(MiniCluster cluster, List<ChunkState> chunks, int replication)
+      throws IOException {
     for (ChunkState c : chunks) {
       ChunkKey key = ChunkKey.of(c.getId());
       List<byte[]> copies = new ArrayList<>();
-      for (int i = 0; i < cluster.dataServerCount(); i++) {
-        DataServer ds = cluster.dataServer(i);
+      for (DataServer ds : cluster.runningDataServers()) {
         Replica r = ds.store().get(key);
         if (r != null && r.version() == c.getVersion()) {
           copies.add(contents(r));

@@ -366,6 +366,11 @@ public final class Replica {
     files.meta().force(true);
   }
 
+  /** The file holding the replica's bytes (for operators' tools and tests; never write to it). */
+  public Path dataFile() {
+    return dir.dataPath(key);
+  }
+
   @Override
   public String toString() {
     return "Replica{" + key + " v" + version + " " + state + " len=" + length + "}";
