@@ -1,0 +1,238 @@
+package io.braidfs.bench.data;
+
+import io.braidfs.client.MiniCluster;
+import io.braidfs.client.data.StripedReader;
+import io.braidfs.client.data.StripedWriter;
+import io.braidfs.client.data.WriteTarget;
+import io.braidfs.common.layout.Layout;
+import io.braidfs.common.rpc.RpcClient;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * One client writes a file durably through Braid and reads it back, side by side with the local
+ * disk and a loopback TCP stream, alternating the systems in every round:
+ *
+ * <ul>
+ *   <li>local disk: write with a FileChannel in 8 MiB blocks, then fsync; read it back from the
+ *       page cache;
+ *   <li>Braid: a MiniCluster in this JVM (one MDS, four data servers with their directories on the
+ *       same disk), replication 1, stripe width 1 and 4, 1 MiB stripe units, 64 MiB chunks; 8 MiB
+ *       application writes, durable at close (every chunk finalized on disk); 8 MiB positional
+ *       reads, every block's CRC32C verified by the client;
+ *   <li>TCP: a plain blocking socket on loopback streaming the same bytes in 1 MiB writes.
+ * </ul>
+ *
+ * Run: {@code java -cp jmh/target/benchmarks.jar io.braidfs.bench.data.DataPathThroughput
+ * [--size-mib 2048] [--rounds 3] [--dir /tmp/bench]}. Prints one line per measurement and the
+ * medians with their ratios.
+ */
+public final class DataPathThroughput {
+  private static final int BLOCK = 8 << 20;
+
+  private final long size;
+  private final Path dir;
+  private final byte[] pattern = new byte[BLOCK];
+  private final Map<String, List<Double>> results = new LinkedHashMap<>();
+
+  private DataPathThroughput(long size, Path dir) {
+    this.size = size;
+    this.dir = dir;
+    new Random(42).nextBytes(pattern);
+  }
+
+  public static void main(String[] args) throws Exception {
+    long sizeMib = 2048;
+    int rounds = 3;
+    Path dir = Path.of(System.getProperty("java.io.tmpdir"), "braid-bench-data");
+    for (int i = 0; i < args.length; i += 2) {
+      switch (args[i]) {
+        case "--size-mib" -> sizeMib = Long.parseLong(args[i + 1]);
+        case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
+        case "--dir" -> dir = Path.of(args[i + 1]);
+        default -> throw new IllegalArgumentException("unknown option " + args[i]);
+      }
+    }
+    new DataPathThroughput(sizeMib << 20, dir).run(rounds);
+  }
+
+  private void run(int rounds) throws Exception {
+    deleteTree(dir);
+    Files.createDirectories(dir);
+    try (MiniCluster cluster = MiniCluster.builder(dir.resolve("cluster")).dataServers(4).build()) {
+      cluster.start();
+      RpcClient client = cluster.newClient("root");
+      for (int round = 1; round <= rounds; round++) {
+        localDisk(round);
+        braid(cluster, client, 1, round);
+        braid(cluster, client, 4, round);
+        tcp();
+      }
+    }
+    report();
+    deleteTree(dir);
+  }
+
+  private void localDisk(int round) throws IOException {
+    Path f = dir.resolve("local-" + round);
+    ByteBuffer b = ByteBuffer.allocateDirect(BLOCK);
+    b.put(pattern).flip();
+    long t0 = System.nanoTime();
+    try (FileChannel ch =
+        FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      for (long done = 0; done < size; done += BLOCK) {
+        b.rewind();
+        while (b.hasRemaining()) {
+          ch.write(b);
+        }
+      }
+      ch.force(true);
+    }
+    record("local disk write+fsync", t0);
+    t0 = System.nanoTime();
+    try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
+      for (long done = 0; done < size; ) {
+        b.clear();
+        int n = ch.read(b, done);
+        if (n < 0) {
+          break;
+        }
+        done += n;
+      }
+    }
+    record("local disk read (page cache)", t0);
+    Files.delete(f);
+  }
+
+  private void braid(MiniCluster cluster, RpcClient client, int width, int round)
+      throws IOException {
+    Layout layout = Layout.of(1 << 20, width, 64L << 20, 1);
+    WriteTarget target = cluster.create(client, "/bench/w" + width + "-" + round, layout);
+    ByteBuf src = PooledByteBufAllocator.DEFAULT.directBuffer(BLOCK);
+    src.writeBytes(pattern);
+    long t0 = System.nanoTime();
+    try (StripedWriter w = cluster.writer(client, target)) {
+      for (long done = 0; done < size; done += BLOCK) {
+        w.write(done, src);
+      }
+      w.complete();
+    } finally {
+      src.release();
+    }
+    record("braid width " + width + " write, durable at close", t0);
+    StripedReader r = cluster.reader(client, target);
+    ByteBuf dst = PooledByteBufAllocator.DEFAULT.directBuffer(BLOCK);
+    t0 = System.nanoTime();
+    try {
+      for (long done = 0; done < size; ) {
+        dst.clear();
+        int n = r.read(done, dst, BLOCK);
+        if (n < 0) {
+          throw new IOException("early end of file at " + done);
+        }
+        done += n;
+      }
+    } finally {
+      dst.release();
+    }
+    record("braid width " + width + " read (page cache)", t0);
+  }
+
+  private void tcp() throws Exception {
+    try (ServerSocketChannel server = ServerSocketChannel.open()) {
+      server.bind(new InetSocketAddress("127.0.0.1", 0));
+      Thread sender =
+          new Thread(
+              () -> {
+                try (SocketChannel s = server.accept()) {
+                  s.socket().setTcpNoDelay(true);
+                  ByteBuffer b = ByteBuffer.allocateDirect(1 << 20);
+                  b.put(pattern, 0, 1 << 20).flip();
+                  for (long done = 0; done < size; done += 1 << 20) {
+                    b.rewind();
+                    while (b.hasRemaining()) {
+                      s.write(b);
+                    }
+                  }
+                } catch (IOException e) {
+                  throw new IllegalStateException(e);
+                }
+              },
+              "bench-tcp-sender");
+      long t0 = System.nanoTime();
+      sender.start();
+      try (SocketChannel c = SocketChannel.open(server.getLocalAddress())) {
+        ByteBuffer b = ByteBuffer.allocateDirect(1 << 20);
+        for (long done = 0; done < size; ) {
+          b.clear();
+          int n = c.read(b);
+          if (n < 0) {
+            break;
+          }
+          done += n;
+        }
+      }
+      sender.join();
+      record("loopback TCP stream", t0);
+    }
+  }
+
+  private void record(String what, long t0) {
+    double mibPerS = (size / 1048576.0) / ((System.nanoTime() - t0) / 1e9);
+    results.computeIfAbsent(what, k -> new ArrayList<>()).add(mibPerS);
+    System.out.printf("%-40s %8.0f MiB/s%n", what, mibPerS);
+  }
+
+  private void report() {
+    System.out.printf(
+        "%nmedians over %d rounds, %d MiB each:%n",
+        results.values().iterator().next().size(), size >> 20);
+    double disk = median("local disk write+fsync");
+    double tcp = median("loopback TCP stream");
+    for (Map.Entry<String, List<Double>> e : results.entrySet()) {
+      List<Double> v = new ArrayList<>(e.getValue());
+      Collections.sort(v);
+      double m = median(e.getKey());
+      String ratio =
+          e.getKey().contains("write")
+              ? String.format("%.2f x local disk", m / disk)
+              : String.format("%.2f x TCP", m / tcp);
+      System.out.printf(
+          "| %s | %.0f MiB/s | %.0f-%.0f | %s |%n",
+          e.getKey(), m, v.get(0), v.get(v.size() - 1), ratio);
+    }
+  }
+
+  private double median(String key) {
+    List<Double> v = new ArrayList<>(results.get(key));
+    Collections.sort(v);
+    int n = v.size();
+    return n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
+  }
+
+  private static void deleteTree(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return;
+    }
+    try (var walk = Files.walk(p)) {
+      for (Path q : walk.sorted(Collections.reverseOrder()).toList()) {
+        Files.delete(q);
+      }
+    }
+  }
+}
