@@ -7,13 +7,11 @@ import io.braidfs.common.error.Status;
 import io.braidfs.proto.ReplicaState;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 
 /**
  * One replica of a chunk on this server: a data file with the chunk's bytes and a meta file with
@@ -42,9 +40,6 @@ import java.util.Arrays;
 public final class Replica {
   private static final int BLOCK = Checksums.BLOCK_SIZE;
 
-  /** The CRC of a whole block of zeros: what every block inside a hole has. */
-  private static final int ZERO_BLOCK_CRC = Checksums.blockCrcs(ByteBuffer.allocate(BLOCK))[0];
-
   /** The longest replica (64 TiB), so that block numbers and CRC arrays fit an int. */
   static final long MAX_LENGTH = 1L << 46;
 
@@ -65,7 +60,7 @@ public final class Replica {
   private volatile long length;
   private volatile long syncedLength;
 
-  private int[] crcs; // guarded by this; entries [0, blockCount(length)) are valid
+  private final BlockCrcs crcs; // guarded by this; entries [0, blockCount(length)) are valid
   private boolean headerDirty; // guarded by this; generation raised since the header was written
   private boolean entrySynced; // guarded by this; the files' directory entries are on disk
   private Life life = Life.OPEN; // guarded by this
@@ -86,7 +81,7 @@ public final class Replica {
     this.generation = header.generation();
     this.length = length;
     this.syncedLength = onDisk ? length : 0;
-    this.crcs = crcs;
+    this.crcs = new BlockCrcs(files, crcs);
     this.entrySynced = onDisk;
   }
 
@@ -175,23 +170,21 @@ public final class Replica {
       }
       long oldLength = length;
       reserve(Math.max(0, end - oldLength));
-      ReplicaState before = state;
-      if (before == ReplicaState.REPLICA_STATE_FINALIZED || headerDirty) {
-        // Reopen on disk before the bytes change, so a crash never shows a finalized replica
-        // whose bytes differ from what was finalized.
-        state = ReplicaState.REPLICA_STATE_WRITING;
-        writeHeader();
-      }
+      ReplicaState before = reopen();
       try {
         files.writeData(offset, data);
+        crcs.afterWrite(offset, end, oldLength, pieceCrcs);
       } catch (IOException e) {
         if (!FileIo.isDiskFull(e)) {
           throw e;
         }
-        rollBack(oldLength, blockOf(offset), before);
+        // The data or the meta file could not grow. Either may have changed in part from the
+        // first changed block on: cut both back and recompute those CRCs from the data.
+        rollBack(oldLength, BlockCrcs.firstChanged(offset, oldLength), before);
         throw noSpace(oldLength, end, e);
       }
-      commitCrcs(offset, end, oldLength, pieceCrcs, before);
+      length = Math.max(oldLength, end);
+      dir.addUsed(footprint(length) - footprint(oldLength));
       return length;
     }
   }
@@ -315,7 +308,7 @@ public final class Replica {
       long want = Math.min(offset + length, total);
       // Empty when nothing is asked or nothing is there; otherwise whole blocks, the last clipped.
       long end = want == offset ? first : Math.min(roundUp(want), total);
-      int[] blockCrcs = Arrays.copyOfRange(crcs, blockOf(first), blockCount(end));
+      int[] blockCrcs = crcs.copy(BlockCrcs.blockOf(first), BlockCrcs.blockCount(end));
       // A channel of its own, opened under the lock: a delete cannot remove the file before it
       // is open, and the open file stays readable after a delete.
       FileChannel channel = files.openForRead();
@@ -348,13 +341,7 @@ public final class Replica {
         throw error(
             Status.OUT_OF_RANGE, "piece CRCs", "length " + length + " is past the end " + total);
       }
-      long covered = length == 0 ? total : length;
-      int blocks = blockCount(covered);
-      int[] blockCrcs = Arrays.copyOf(crcs, blocks);
-      if (blocks > 0 && blockLength(blocks - 1, covered) != blockLength(blocks - 1, total)) {
-        blockCrcs[blocks - 1] = files.blockCrc(blocks - 1, blockLength(blocks - 1, covered));
-      }
-      return combinePieces(blockCrcs, covered, pieceSize / BLOCK);
+      return crcs.pieces(length == 0 ? total : length, total, pieceSize / BLOCK);
     }
   }
 
@@ -452,68 +439,32 @@ public final class Replica {
     }
   }
 
-  /** Computes, persists and installs the CRCs of the blocks a successful data write changed. */
-  private void commitCrcs(
-      long offset, long end, long oldLength, int[] pieceCrcs, ReplicaState before)
-      throws IOException {
-    int oldBlocks = blockCount(oldLength);
-    // The old last block changes too if it was partial and the write leaves a hole after it.
-    int from = Math.min(blockOf(offset), oldLength % BLOCK == 0 ? oldBlocks : oldBlocks - 1);
-    int to = blockCount(end);
-    long newLength = Math.max(oldLength, end);
-    int[] updated = new int[to - from];
-    for (int b = from; b < to; b++) {
-      updated[b - from] = crcAfterWrite(b, offset, end, oldLength, newLength, pieceCrcs);
+  /**
+   * Before a write: marks a finalized replica WRITING on disk before its bytes change, so a crash
+   * never shows a finalized replica whose bytes differ from what was finalized; also persists a
+   * raised generation.
+   *
+   * @return the state before
+   */
+  private ReplicaState reopen() throws IOException {
+    ReplicaState before = state;
+    if (before == ReplicaState.REPLICA_STATE_FINALIZED || headerDirty) {
+      state = ReplicaState.REPLICA_STATE_WRITING;
+      writeHeader();
     }
-    try {
-      files.writeCrcs(from, updated, 0, updated.length);
-    } catch (IOException e) {
-      if (!FileIo.isDiskFull(e)) {
-        throw e;
-      }
-      rollBack(oldLength, from, before);
-      throw noSpace(oldLength, end, e);
-    }
-    if (to > crcs.length) {
-      crcs = Arrays.copyOf(crcs, Math.max(to, 2 * crcs.length));
-    }
-    System.arraycopy(updated, 0, crcs, from, updated.length);
-    length = newLength;
-    dir.addUsed(footprint(newLength) - footprint(oldLength));
-  }
-
-  /** The CRC of block {@code b} after {@code [offset, end)} was written. */
-  private int crcAfterWrite(
-      int b, long offset, long end, long oldLength, long newLength, int[] pieceCrcs)
-      throws IOException {
-    long start = (long) b * BLOCK;
-    int blockLength = blockLength(b, newLength);
-    int firstBlock = blockOf(offset);
-    if (b < firstBlock && start >= oldLength) {
-      return ZERO_BLOCK_CRC; // wholly inside the hole before the write
-    }
-    if (b >= firstBlock && offset <= start && Math.min(end, start + BLOCK) == start + blockLength) {
-      return pieceCrcs[b - firstBlock]; // the write covers the whole block
-    }
-    return files.blockCrc(b, blockLength); // covered in part: the block's other bytes count too
+    return before;
   }
 
   /**
-   * Undoes a write that hit a full disk: cuts the files back to {@code oldLength} and, since bytes
-   * of blocks from {@code fromBlock} on may have been overwritten (and their stored CRCs with
-   * them), recomputes those CRCs from the data as it now is.
+   * Undoes a write that hit a full disk: cuts the files back to {@code oldLength}, recomputes the
+   * CRCs of blocks from {@code fromBlock} on from the data as it now is (an overwrite may have
+   * landed in part), and restores the state.
    */
   private void rollBack(long oldLength, int fromBlock, ReplicaState before) throws IOException {
     dir.refreshSpace();
     files.truncateData(oldLength);
-    int oldBlocks = blockCount(oldLength);
-    files.truncateMeta(oldBlocks);
-    for (int b = fromBlock; b < oldBlocks; b++) {
-      crcs[b] = files.blockCrc(b, blockLength(b, oldLength));
-    }
-    if (fromBlock < oldBlocks) {
-      files.writeCrcs(fromBlock, crcs, fromBlock, oldBlocks - fromBlock);
-    }
+    files.truncateMeta(BlockCrcs.blockCount(oldLength));
+    crcs.recomputeFrom(fromBlock, oldLength);
     if (state != before) {
       state = before;
       writeHeader();
@@ -544,13 +495,7 @@ public final class Replica {
       return;
     }
     files.truncateData(newLength);
-    int blocks = blockCount(newLength);
-    if (newLength % BLOCK != 0) {
-      int last = blocks - 1;
-      crcs[last] = files.blockCrc(last, blockLength(last, newLength));
-      files.writeCrcs(last, crcs, last, 1);
-    }
-    files.truncateMeta(blocks);
+    crcs.cut(newLength);
     length = newLength;
     syncedLength = Math.min(syncedLength, newLength);
     dir.addUsed(footprint(newLength) - footprint(oldLength));
@@ -581,35 +526,6 @@ public final class Replica {
 
   private IOException error(Status status, String operation, String detail) {
     return toIOException(status, operation + " chunk " + key + ": " + detail);
-  }
-
-  private static int[] combinePieces(int[] blockCrcs, long length, int blocksPerPiece) {
-    int pieces = (blockCrcs.length + blocksPerPiece - 1) / blocksPerPiece;
-    int[] result = new int[pieces];
-    for (int p = 0; p < pieces; p++) {
-      int first = p * blocksPerPiece;
-      int last = Math.min(first + blocksPerPiece, blockCrcs.length);
-      int crc = blockCrcs[first];
-      for (int b = first + 1; b < last; b++) {
-        crc = Checksums.combine(crc, blockCrcs[b], blockLength(b, length));
-      }
-      result[p] = crc;
-    }
-    return result;
-  }
-
-  private static int blockOf(long offset) {
-    return (int) (offset / BLOCK);
-  }
-
-  static int blockCount(long length) {
-    return (int) Checksums.blockCount(length);
-  }
-
-  /** The length of block {@code b} of a replica of {@code length} bytes. */
-  static int blockLength(int b, long length) {
-    long start = (long) b * BLOCK;
-    return (int) (Math.min(start + BLOCK, length) - start);
   }
 
   private static long roundUp(long offset) {

@@ -153,19 +153,14 @@ final class ReplicaScanner {
     if (length > Replica.MAX_LENGTH) {
       throw new IOException(files.dataPath() + ": longer than the largest replica");
     }
-    int blocks = Replica.blockCount(length);
+    int blocks = BlockCrcs.blockCount(length);
     long metaSize = files.metaSize();
     int stored = (int) Math.min(blocks, (metaSize - MetaHeader.SIZE) / 4);
     int[] crcs = new int[blocks];
     files.readCrcs(crcs, stored);
     boolean writing = header.state() == ReplicaState.REPLICA_STATE_WRITING;
     int from = stored < blocks || writing ? Math.max(0, stored - 1) : blocks;
-    for (int b = from; b < blocks; b++) {
-      crcs[b] = files.blockCrc(b, Replica.blockLength(b, length));
-    }
-    if (from < blocks) {
-      files.writeCrcs(from, crcs, from, blocks - from);
-    }
+    new BlockCrcs(files, crcs).recomputeFrom(from, length); // in place: crcs is long enough
     if (stored < blocks) {
       LOG.warn(
           "{}: chunk {}: meta file had CRCs of {} of {} blocks; recomputed the rest from the data",
