@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Braid, a distributed file system: servers, the local cluster and file tools.",
-    subcommands = {MdsCommand.class})
+    subcommands = {MdsCommand.class, DataServerCommand.class})
 public final class Braid implements Runnable {
   /** Exit code of a command that did its work (or a server stopped on request). */
   public static final int EXIT_OK = 0;
