@@ -11,8 +11,8 @@ import picocli.CommandLine.Spec;
 /**
  * The {@code braid} command: the entry point of every Braid process an operator starts.
  *
- * <p>Each subcommand is a class of this package registered below ({@code braid mds} today; {@code
- * braid local}, {@code braid dataserver} and {@code braid fs} come with their components). Servers
+ * <p>Each subcommand is a class of this package registered below ({@code braid mds} and {@code
+ * braid dataserver} today; {@code braid local} and {@code braid fs} come with the client). Servers
  * run in the foreground until {@link #stopSignal()} fires, which {@link #main} wires to SIGTERM and
  * Ctrl-C through its shutdown hook; tests fire it themselves.
  *
