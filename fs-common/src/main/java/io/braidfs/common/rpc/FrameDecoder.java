@@ -2,6 +2,7 @@ package io.braidfs.common.rpc;
 
 import io.braidfs.common.error.Status;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -52,7 +53,23 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
     this.maxMessage = maxMessage;
     this.maxPayload = maxPayload;
+    setCumulator(BY_SIZE);
   }
+
+  /** From this many buffered bytes on, received buffers are chained instead of copied. */
+  static final int COMPOSE_AT = 64 << 10;
+
+  /**
+   * Copies small reads together (a metadata frame ends up in one contiguous buffer, cheap to parse)
+   * but chains the reads of a large frame as components: a megabyte of file data arriving in socket
+   * reads is never copied into a growing buffer, which cost more than the rest of the read path.
+   */
+  private static final Cumulator BY_SIZE =
+      (alloc, cumulation, in) ->
+          cumulation instanceof CompositeByteBuf
+                  || cumulation.readableBytes() + in.readableBytes() >= COMPOSE_AT
+              ? COMPOSITE_CUMULATOR.cumulate(alloc, cumulation, in)
+              : MERGE_CUMULATOR.cumulate(alloc, cumulation, in);
 
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {

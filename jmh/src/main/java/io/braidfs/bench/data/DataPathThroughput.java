@@ -39,11 +39,14 @@ import java.util.Random;
  * </ul>
  *
  * Run: {@code java -cp jmh/target/benchmarks.jar io.braidfs.bench.data.DataPathThroughput
- * [--size-mib 2048] [--rounds 3] [--dir /tmp/bench]}. Prints one line per measurement and the
- * medians with their ratios.
+ * [--size-mib 2048] [--rounds 3] [--read-mib 8] [--dir /tmp/bench]}. Prints one line per
+ * measurement and the medians with their ratios.
  */
 public final class DataPathThroughput {
   private static final int BLOCK = 8 << 20;
+
+  /** Bytes per Braid read call: how many stripe units one synchronous read has in flight. */
+  private static int readSize = 8 << 20;
 
   private final long size;
   private final Path dir;
@@ -65,6 +68,7 @@ public final class DataPathThroughput {
         case "--size-mib" -> sizeMib = Long.parseLong(args[i + 1]);
         case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
         case "--dir" -> dir = Path.of(args[i + 1]);
+        case "--read-mib" -> readSize = Integer.parseInt(args[i + 1]) << 20;
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -136,12 +140,12 @@ public final class DataPathThroughput {
     }
     record("braid width " + width + " write, durable at close", t0);
     StripedReader r = cluster.reader(client, target);
-    ByteBuf dst = PooledByteBufAllocator.DEFAULT.directBuffer(BLOCK);
+    ByteBuf dst = PooledByteBufAllocator.DEFAULT.directBuffer(readSize);
     t0 = System.nanoTime();
     try {
       for (long done = 0; done < size; ) {
         dst.clear();
-        int n = r.read(done, dst, BLOCK);
+        int n = r.read(done, dst, readSize);
         if (n < 0) {
           throw new IOException("early end of file at " + done);
         }
