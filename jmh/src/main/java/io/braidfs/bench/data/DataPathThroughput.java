@@ -1,6 +1,8 @@
 package io.braidfs.bench.data;
 
 import io.braidfs.client.MiniCluster;
+import io.braidfs.client.data.DataPathOptions;
+import io.braidfs.client.data.ReplicaHealth;
 import io.braidfs.client.data.StripedReader;
 import io.braidfs.client.data.StripedWriter;
 import io.braidfs.client.data.WriteTarget;
@@ -17,6 +19,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -39,8 +42,9 @@ import java.util.Random;
  * </ul>
  *
  * Run: {@code java -cp jmh/target/benchmarks.jar io.braidfs.bench.data.DataPathThroughput
- * [--size-mib 2048] [--rounds 3] [--read-mib 8] [--dir /tmp/bench]}. Prints one line per
- * measurement and the medians with their ratios.
+ * [--size-mib 2048] [--rounds 3] [--read-mib 8] [--read-transfer-kib 8192] [--read-in-flight 32]
+ * [--dir /tmp/bench]}. A warm-up round of an eighth of the size runs every system first, unrecorded
+ * (JIT compilation, connections). Prints one line per measurement and the medians with ratios.
  */
 public final class DataPathThroughput {
   private static final int BLOCK = 8 << 20;
@@ -48,7 +52,13 @@ public final class DataPathThroughput {
   /** Bytes per Braid read call: how many stripe units one synchronous read has in flight. */
   private static int readSize = 8 << 20;
 
-  private final long size;
+  /** Bytes per ReadChunk request and requests in flight per read call. */
+  private static int readTransfer = 8 << 20;
+
+  private static int readInFlight = 32;
+
+  private long size;
+  private boolean recording;
   private final Path dir;
   private final byte[] pattern = new byte[BLOCK];
   private final Map<String, List<Double>> results = new LinkedHashMap<>();
@@ -69,6 +79,8 @@ public final class DataPathThroughput {
         case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
         case "--dir" -> dir = Path.of(args[i + 1]);
         case "--read-mib" -> readSize = Integer.parseInt(args[i + 1]) << 20;
+        case "--read-transfer-kib" -> readTransfer = Integer.parseInt(args[i + 1]) << 10;
+        case "--read-in-flight" -> readInFlight = Integer.parseInt(args[i + 1]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -81,6 +93,14 @@ public final class DataPathThroughput {
     try (MiniCluster cluster = MiniCluster.builder(dir.resolve("cluster")).dataServers(4).build()) {
       cluster.start();
       RpcClient client = cluster.newClient("root");
+      long measured = size;
+      size = Math.max(BLOCK, measured / 8); // warm-up: JIT compilation, connections, page cache
+      localDisk(0);
+      braid(cluster, client, 1, 0);
+      braid(cluster, client, 4, 0);
+      tcp();
+      size = measured;
+      recording = true;
       for (int round = 1; round <= rounds; round++) {
         localDisk(round);
         braid(cluster, client, 1, round);
@@ -139,7 +159,15 @@ public final class DataPathThroughput {
       src.release();
     }
     record("braid width " + width + " write, durable at close", t0);
-    StripedReader r = cluster.reader(client, target);
+    StripedReader r =
+        new StripedReader(
+            client,
+            cluster.chunkService(client),
+            new ReplicaHealth(),
+            new DataPathOptions(readTransfer, readInFlight, Duration.ofSeconds(60), 0),
+            target.inodeId(),
+            target.path(),
+            target.layout());
     ByteBuf dst = PooledByteBufAllocator.DEFAULT.directBuffer(readSize);
     t0 = System.nanoTime();
     try {
@@ -197,6 +225,9 @@ public final class DataPathThroughput {
   }
 
   private void record(String what, long t0) {
+    if (!recording) {
+      return;
+    }
     double mibPerS = (size / 1048576.0) / ((System.nanoTime() - t0) / 1e9);
     results.computeIfAbsent(what, k -> new ArrayList<>()).add(mibPerS);
     System.out.printf("%-40s %8.0f MiB/s%n", what, mibPerS);
