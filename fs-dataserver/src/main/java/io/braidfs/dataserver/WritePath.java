@@ -82,6 +82,12 @@ final class WritePath {
           Status.CHECKSUM_MISMATCH,
           ctx.id + ": write to chunk " + key + " arrived corrupt: " + bad.get());
     }
+    if (r != null && r.version() < req.getVersion() && r.generation() < token.fileGeneration()) {
+      // The file was truncated since this replica was written and the MDS released the chunk and
+      // allocated it again under a newer version; the old replica only awaits its deletion.
+      ctx.store.delete(key, r.version());
+      r = null;
+    }
     if (r == null) {
       r = ctx.store.create(key, req.getVersion(), token.fileGeneration());
     } else {

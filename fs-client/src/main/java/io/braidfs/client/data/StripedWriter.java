@@ -21,6 +21,7 @@ import io.braidfs.proto.ErrorInfo;
 import io.braidfs.proto.FinalizeChunkRequest;
 import io.braidfs.proto.ReplicaLocation;
 import io.braidfs.proto.SyncChunkRequest;
+import io.braidfs.proto.TruncateChunkRequest;
 import io.braidfs.proto.UpdateLengthRequest;
 import io.braidfs.proto.WriteChunkRequest;
 import io.netty.buffer.ByteBuf;
@@ -224,7 +225,7 @@ public final class StripedWriter implements AutoCloseable {
       return c;
     }
     ChunkSetLocation set = sets.get(a.chunkSet());
-    if (set == null) {
+    if (set == null || a.chunkInSet() >= set.getChunksCount()) { // new, or cut short by a truncate
       AllocateChunkSetResponse r =
           mds.allocate(
               AllocateChunkSetRequest.newBuilder()
@@ -244,7 +245,38 @@ public final class StripedWriter implements AutoCloseable {
     }
     c = new ChunkOut(loc);
     chunks.put(a.chunkIndex(), c);
+    if (loc.getLength() > 0) {
+      trimToCommitted(c);
+    }
     return c;
+  }
+
+  /**
+   * Cuts the replicas of a chunk that already holds committed data back to its committed length
+   * before the first write to it: a truncate that cut inside the chunk, or a writer that died
+   * before committing, may have left bytes past it that a write further on would otherwise bring
+   * back. A replica that cannot be cut is treated as failed and replaced.
+   */
+  private void trimToCommitted(ChunkOut c) {
+    ChunkLocation loc = c.location;
+    for (ReplicaLocation r : loc.getReplicasList()) {
+      try {
+        rpc.callSync(
+            address(r),
+            RpcMethod.TRUNCATE_CHUNK,
+            TruncateChunkRequest.newBuilder()
+                .setChunk(loc.getId())
+                .setVersion(loc.getVersion())
+                .setNewVersion(loc.getVersion())
+                .setLength(loc.getLength())
+                .setToken(token)
+                .build());
+      } catch (IOException e) {
+        if (StatusExceptions.statusOf(e) != Status.NOT_FOUND) {
+          c.failure.compareAndSet(null, tagged(e, r));
+        }
+      }
+    }
   }
 
   /**

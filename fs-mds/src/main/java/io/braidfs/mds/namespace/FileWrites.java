@@ -430,7 +430,7 @@ public final class FileWrites {
           "allocate " + path + ": chunk set " + req.getSetIndex() + " beyond " + (maxSet - 1));
     }
     ChunkSetLocation loc = ns.chunkSetOrNull(m, file.id(), layout, req.getSetIndex());
-    if (loc == null) {
+    if (loc == null || loc.getChunksCount() < layout.getStripeWidth()) {
       loc = ns.allocateSet(m, file.id(), layout, req.getSetIndex(), client.host());
     }
     ns.leases.renew(client.id());

@@ -400,7 +400,8 @@ public final class Namespace {
   }
 
   /**
-   * Places chunk set {@code set} of {@code inode} and records its chunks with new versions.
+   * Places chunk set {@code set} of {@code inode} and records those of its chunks not yet recorded
+   * with new versions.
    *
    * @throws IOException UNAVAILABLE or NO_SPACE when the live data servers cannot hold it
    */
@@ -411,6 +412,9 @@ public final class Namespace {
     List<List<DataServer>> chosen = placement.chooseChunkSet(layout, clientHost);
     int width = layout.stripeWidth();
     for (int i = 0; i < width; i++) {
+      if (chunk(m, inode, set * width + i) != null) {
+        continue; // a set a truncate cut short: only the chunks it released are placed again
+      }
       ChunkRecord.Builder c = ChunkRecord.newBuilder().setVersion(counters.newVersion(m));
       for (DataServer s : chosen.get(i)) {
         c.addReplicaServerIds(s.id());
