@@ -98,7 +98,25 @@ final class CopyPath {
       this.source = source;
     }
 
+    /** Fetches the piece at {@code offset}; any failure to even send ends the copy. */
     void next(long offset) {
+      try {
+        fetch(offset);
+      } catch (RuntimeException e) {
+        end(e);
+      }
+    }
+
+    /** Ends the copy with a failure on the chunk's disk thread (here, if the server is closing). */
+    private void end(Throwable failure) {
+      try {
+        ctx.workers.execute(replica.key(), () -> done(failure));
+      } catch (RuntimeException rejected) {
+        done(failure);
+      }
+    }
+
+    private void fetch(long offset) {
       CopyChunkRequest req = call.request();
       if (offset >= req.getLength()) {
         ctx.workers.execute(replica.key(), () -> done(null));
@@ -125,7 +143,12 @@ final class CopyPath {
                 if (failure != null) {
                   retry(offset, failure);
                 } else {
-                  ctx.workers.execute(replica.key(), () -> store(offset, want, response));
+                  try {
+                    ctx.workers.execute(replica.key(), () -> store(offset, want, response));
+                  } catch (RuntimeException e) { // rejected: the server is closing
+                    response.close();
+                    done(e);
+                  }
                 }
               });
     }
@@ -169,7 +192,7 @@ final class CopyPath {
       if (++source < req.getSourcesCount()) {
         next(offset);
       } else {
-        ctx.workers.execute(replica.key(), () -> done(failure));
+        end(failure);
       }
     }
 

@@ -189,6 +189,17 @@ final class MdsLink {
         timer.execute(this::register);
         return;
       }
+      if (r.getMdsEpoch() < store.maxEpochSeen()) {
+        LOG.warn(
+            "{}: ignoring a heartbeat answer from deposed leader {} (epoch {} < {})",
+            id,
+            leader,
+            r.getMdsEpoch(),
+            store.maxEpochSeen());
+        nextLeader(new IOException("stale epoch"));
+        timer.execute(this::register);
+        return;
+      }
       store.raiseEpoch(r.getMdsEpoch());
       if (r.hasSigningKeys()) {
         gate.updateKeys(r.getSigningKeys());

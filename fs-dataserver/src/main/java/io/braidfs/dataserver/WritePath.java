@@ -23,6 +23,8 @@ import io.braidfs.proto.WriteChunkRequest;
 import io.braidfs.proto.WriteChunkResponse;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -258,9 +260,25 @@ final class WritePath {
       }
       return CompletableFuture.completedFuture(Long.MAX_VALUE);
     }
-    Q next = request.apply(chain.subList(1, chain.size()));
+    InetSocketAddress to;
+    Q next;
+    try {
+      to = DataContext.address(chain.get(0));
+      next = request.apply(chain.subList(1, chain.size()));
+    } catch (RuntimeException e) {
+      if (payload != null) {
+        payload.release();
+      }
+      return CompletableFuture.failedFuture(
+          StatusExceptions.toIOException(
+              Status.INVALID_ARGUMENT, ctx.id + ": bad next hop " + chain.get(0) + ": " + e, e));
+    }
+    // The deeper a hop, the sooner it gives up on the next one: a hung tail then times out at the
+    // hop in front of it, which names the tail, before any hop further up blames its own next.
+    int rest = chain.size();
+    Duration timeout = ctx.peerTimeout.multipliedBy(rest).dividedBy(rest + 1);
     return ctx.peers
-        .call(DataContext.address(chain.get(0)), method, next, payload, ctx.peerTimeout)
+        .call(to, method, next, payload, timeout)
         .thenApply(
             (RpcResponse<R> response) -> {
               try (response) {

@@ -22,6 +22,11 @@ final class ChunkOut {
   boolean reported = true;
   boolean synced = true;
   int replacements;
+  int tokenRefreshes;
+
+  /** Some write to this chunk was acknowledged by every replica (set on event loops). */
+  volatile boolean everAcked;
+
   final ArrayDeque<Pending> pending = new ArrayDeque<>();
   final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 

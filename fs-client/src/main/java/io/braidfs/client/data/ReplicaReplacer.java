@@ -57,7 +57,13 @@ final class ReplicaReplacer {
   /** The outcome: the chunk's new location and the token for it. */
   record Replaced(ChunkLocation location, ByteString token) {}
 
-  Replaced replace(ChunkLocation old, int failedServerId, ByteString token) throws IOException {
+  /**
+   * Replaces the replica on {@code failedServerId}.
+   *
+   * @param acked whether any write to the chunk was acknowledged by every replica in this stream
+   */
+  Replaced replace(ChunkLocation old, int failedServerId, ByteString token, boolean acked)
+      throws IOException {
     Map<Integer, Long> lengths = new TreeMap<>();
     List<ReplicaLocation> survivors = new ArrayList<>();
     for (ReplicaLocation r : old.getReplicasList()) {
@@ -67,7 +73,17 @@ final class ReplicaReplacer {
       lengths.put(r.getServerId(), length(r, old, token));
       survivors.add(r);
     }
-    long acked = lengths.values().stream().mapToLong(l -> Math.max(0, l)).min().orElse(0);
+    if (lengths.containsValue(-1L) && (acked || old.getLength() > 0)) {
+      // A survivor without the replica although every replica acknowledged data (or the MDS has
+      // committed some): it lost its copy, and seeding from the others would skip it.
+      throw StatusExceptions.toIOException(
+          Status.UNAVAILABLE,
+          path
+              + ": chunk "
+              + Integer.toUnsignedString(old.getId().getChunkIndex())
+              + " lost a second replica while replacing one; not written further");
+    }
+    long held = lengths.values().stream().mapToLong(l -> Math.max(0, l)).min().orElse(0);
     ReplaceReplicaResponse answer =
         mds.replaceReplica(
             ReplaceReplicaRequest.newBuilder()
@@ -76,15 +92,15 @@ final class ReplicaReplacer {
                 .setChunk(old.getId())
                 .setVersion(old.getVersion())
                 .setFailedServerId(failedServerId)
-                .setAckedLength(acked)
+                .setAckedLength(held)
                 .addExcludedServerIds(failedServerId)
                 .build());
     ChunkLocation now = answer.getChunk();
     ByteString fresh = answer.getToken();
     List<ReplicaLocation> sources = new ArrayList<>();
     for (ReplicaLocation r : survivors) {
-      long held = lengths.get(r.getServerId());
-      if (held >= 0) {
+      long own = lengths.get(r.getServerId());
+      if (own >= 0) {
         rpc.callSync(
             address(r),
             RpcMethod.TRUNCATE_CHUNK,
@@ -92,14 +108,14 @@ final class ReplicaReplacer {
                 .setChunk(old.getId())
                 .setVersion(old.getVersion())
                 .setNewVersion(now.getVersion())
-                .setLength(held)
+                .setLength(own)
                 .setToken(fresh)
                 .build());
         sources.add(r);
       }
     }
     for (ReplicaLocation r : now.getReplicasList()) {
-      if (lengths.containsKey(r.getServerId()) || acked <= 0 || sources.isEmpty()) {
+      if (lengths.containsKey(r.getServerId()) || held <= 0 || sources.isEmpty()) {
         continue; // a survivor, or nothing to copy: the resent writes create the replica
       }
       rpc.callSync(
@@ -108,7 +124,7 @@ final class ReplicaReplacer {
           CopyChunkRequest.newBuilder()
               .setChunk(old.getId())
               .setVersion(now.getVersion())
-              .setLength(acked)
+              .setLength(held)
               .addAllSources(sources)
               .setSourceToken(fresh)
               .setToken(fresh)
@@ -122,7 +138,7 @@ final class ReplicaReplacer {
         failedServerId,
         old.getVersion(),
         now.getVersion(),
-        acked);
+        held);
     return new Replaced(now, fresh);
   }
 

@@ -122,6 +122,19 @@ public final class StripedReader {
   private void readRange(long offset, ByteBuf dst, int n) throws IOException {
     dst.setZero(dst.writerIndex(), n);
     List<Piece> wave = new ArrayList<>(options.maxInFlight());
+    try {
+      readRange(offset, dst, n, wave);
+    } catch (IOException | RuntimeException e) {
+      for (Piece p : wave) { // sent but never collected: release each answer when it arrives
+        if (p.data != null) {
+          p.data.thenAccept(ByteBuf::release);
+        }
+      }
+      throw e;
+    }
+  }
+
+  private void readRange(long offset, ByteBuf dst, int n, List<Piece> wave) throws IOException {
     for (Segment s : layout.segments(offset, n)) {
       for (int done = 0; done < s.length(); done += options.maxTransfer()) {
         int len = Math.min(options.maxTransfer(), s.length() - done);

@@ -210,6 +210,7 @@ public final class StripedWriter implements AutoCloseable {
                   if (response != null) {
                     response.close();
                     p.acked = true;
+                    c.everAcked = true;
                   } else {
                     c.failure.compareAndSet(null, tagged(failure, head));
                   }
@@ -272,9 +273,8 @@ public final class StripedWriter implements AutoCloseable {
                 .setToken(token)
                 .build());
       } catch (IOException e) {
-        if (StatusExceptions.statusOf(e) != Status.NOT_FOUND) {
-          c.failure.compareAndSet(null, tagged(e, r));
-        }
+        // NOT_FOUND too: the chunk has committed bytes, so that replica lost them.
+        c.failure.compareAndSet(null, tagged(e, r));
       }
     }
   }
@@ -295,19 +295,31 @@ public final class StripedWriter implements AutoCloseable {
     checkOpen();
     send();
     drain();
-    for (ChunkOut c : chunks.values()) {
-      if (!c.synced) {
-        ChunkLocation loc = c.location;
-        rpc.callSync(
-            address(loc.getReplicas(0)),
-            RpcMethod.SYNC_CHUNK,
-            SyncChunkRequest.newBuilder()
-                .setChunk(loc.getId())
-                .setVersion(loc.getVersion())
-                .addAllDownstream(loc.getReplicasList().subList(1, loc.getReplicasCount()))
-                .setToken(token)
-                .build());
-        c.synced = true;
+    for (boolean again = true; again; ) {
+      again = false;
+      for (ChunkOut c : chunks.values()) {
+        if (!c.synced) {
+          ChunkLocation loc = c.location;
+          try {
+            rpc.callSync(
+                address(loc.getReplicas(0)),
+                RpcMethod.SYNC_CHUNK,
+                SyncChunkRequest.newBuilder()
+                    .setChunk(loc.getId())
+                    .setVersion(loc.getVersion())
+                    .addAllDownstream(loc.getReplicasList().subList(1, loc.getReplicasCount()))
+                    .setToken(token)
+                    .build());
+            c.synced = true;
+          } catch (IOException e) {
+            c.failure.compareAndSet(null, tagged(e, loc.getReplicas(0)));
+            again = true;
+          }
+        }
+      }
+      if (again) {
+        repair(); // replaces the failed replica (or gives up, throwing), then sync again
+        drain();
       }
     }
     report(true);
@@ -438,13 +450,10 @@ public final class StripedWriter implements AutoCloseable {
       quiet(c.pending.stream().<CompletableFuture<?>>map(p -> p.sent).toList());
       fix(c, f);
       c.failure.set(null);
-      List<ChunkOut.Pending> again = new ArrayList<>();
-      for (ChunkOut.Pending p : c.pending) {
-        if (!p.acked) {
-          again.add(p);
-        }
-      }
-      for (ChunkOut.Pending p : again) {
+      // Every write from the first unacknowledged one on goes again, in the original order, so
+      // that a later acknowledged write overlapping an earlier failed one still lands last.
+      for (ChunkOut.Pending p : new ArrayList<>(c.pending)) {
+        p.acked = false;
         issue(c, p);
         resent = true;
       }
@@ -455,10 +464,10 @@ public final class StripedWriter implements AutoCloseable {
   private void fix(ChunkOut c, Throwable failure) throws IOException {
     Status s = StatusExceptions.statusOf(failure);
     int failed = RemoteErrorInfo.of(failure).map(ErrorInfo::getFailedServerId).orElse(0);
-    if (s == Status.INVALID_TOKEN) {
-      refreshToken(c);
+    if (s == Status.INVALID_TOKEN && c.tokenRefreshes++ == 0) {
+      refreshToken(c); // once: an expired token; a second refusal is not the token's age
     } else if (replaceable(s) && failed != 0 && c.replacements < options.maxReplacements()) {
-      ReplicaReplacer.Replaced r = replacer.replace(c.location, failed, token);
+      ReplicaReplacer.Replaced r = replacer.replace(c.location, failed, token, c.everAcked);
       c.location = r.location();
       token = r.token();
       c.replacements++;
