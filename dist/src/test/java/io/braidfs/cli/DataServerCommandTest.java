@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -40,66 +39,6 @@ class DataServerCommandTest {
       Pattern.compile("braid dataserver listening on (.+):(\\d+) \\(dirs (.+), mds (.+)\\)");
 
   @TempDir Path tmp;
-
-  /** {@code braid args...} running on a thread of this JVM, stopped through its StopSignal. */
-  private static final class Running implements AutoCloseable {
-    final StopSignal stop = new StopSignal();
-    final StringWriter out = new StringWriter();
-    final StringWriter err = new StringWriter();
-    private final Thread thread;
-    private volatile int code = -1;
-
-    Running(String... args) {
-      thread =
-          new Thread(
-              () ->
-                  code =
-                      Braid.commandLine(
-                              stop, new PrintWriter(out, true), new PrintWriter(err, true))
-                          .execute(args),
-              "test-braid-" + args[0]);
-      thread.start();
-    }
-
-    /** Waits for a stdout line matching {@code line} and returns its match. */
-    Matcher awaitLine(Pattern line) {
-      Await.until(
-          line + " on stdout (err: " + err + ")",
-          TIMEOUT,
-          () -> find(line) != null || !thread.isAlive());
-      Matcher m = find(line);
-      assertThat(m).as("ended with %d before printing %s: %s", code, line, err).isNotNull();
-      return m;
-    }
-
-    private @Nullable Matcher find(Pattern line) {
-      for (String l : out.toString().lines().toList()) {
-        Matcher m = line.matcher(l);
-        if (m.matches()) {
-          return m;
-        }
-      }
-      return null;
-    }
-
-    /** Waits for the command to end and returns its exit code. */
-    int awaitExit() throws InterruptedException {
-      thread.join(TIMEOUT.toMillis());
-      assertThat(thread.isAlive()).as("the command still runs").isFalse();
-      return code;
-    }
-
-    /** Stops the command and waits for it (an interrupt stops the wait and is restored). */
-    @Override
-    public void close() {
-      stop.request();
-      try {
-        thread.join(TIMEOUT.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
 
   /** The outcome of a command that ends by itself. */
   private record Run(int code, String out, List<String> err) {}
@@ -130,15 +69,16 @@ class DataServerCommandTest {
   void registersWithTheMdsPrintsOneLineAndStopsWithZeroOnRequest() throws Exception {
     Path d1 = tmp.resolve("disk1");
     Path d2 = tmp.resolve("disk2");
-    try (Running mds =
-            new Running("mds", "--address", "127.0.0.1:0", "--dir", tmp.resolve("mds").toString());
+    try (InProcessBraid mds =
+            new InProcessBraid(
+                "mds", "--address", "127.0.0.1:0", "--dir", tmp.resolve("mds").toString());
         RpcClient client = RpcClient.builder("t").user("root").build()) {
       Matcher m = mds.awaitLine(BraidProcess.MDS_LISTENING);
       InetSocketAddress mdsAddress =
           new InetSocketAddress(m.group(1), Integer.parseInt(m.group(2)));
       String mdsFlag = localPort(mdsAddress.getPort());
-      try (Running ds =
-          new Running(
+      try (InProcessBraid ds =
+          new InProcessBraid(
               "dataserver",
               "--address",
               "127.0.0.1:0",
@@ -199,7 +139,7 @@ class DataServerCommandTest {
   }
 
   @Test
-  void sigtermStopsTheProcessWithZeroAndLeavesNothingRunning() throws Exception {
+  void sigtermStopsTheProcessWithZeroAndLeavesNothingInProcessBraid() throws Exception {
     Path log = tmp.resolve("ds.log");
     Path dir = tmp.resolve("disk");
     // No MDS listens there: the data server serves anyway and keeps retrying in the background.

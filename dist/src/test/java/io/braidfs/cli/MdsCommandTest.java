@@ -3,12 +3,9 @@ package io.braidfs.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.common.rpc.RpcClient;
-import io.braidfs.common.testing.Await;
 import io.braidfs.proto.Attributes;
 import io.braidfs.proto.FileType;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -17,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,71 +26,11 @@ class MdsCommandTest {
 
   @TempDir Path tmp;
 
-  /** {@code braid args...} running on a thread of this JVM, stopped through its StopSignal. */
-  static final class InProcess implements AutoCloseable {
-    final StopSignal stop = new StopSignal();
-    final StringWriter out = new StringWriter();
-    final StringWriter err = new StringWriter();
-    private final Thread thread;
-    private volatile int code = -1;
-
-    InProcess(String... args) {
-      thread =
-          new Thread(
-              () ->
-                  code =
-                      Braid.commandLine(
-                              stop, new PrintWriter(out, true), new PrintWriter(err, true))
-                          .execute(args),
-              "test-braid-command");
-      thread.start();
-    }
-
-    /** Waits for the listening line and returns the address it names. */
-    InetSocketAddress awaitListening() {
-      Await.until(
-          "the listening line (err: " + err + ")",
-          TIMEOUT,
-          () -> listening() != null || !thread.isAlive());
-      Matcher m = listening();
-      assertThat(m).as("ended with %d before listening: %s", code, err).isNotNull();
-      return new InetSocketAddress(m.group(1), Integer.parseInt(m.group(2)));
-    }
-
-    private Matcher listening() {
-      for (String line : out.toString().lines().toList()) {
-        Matcher m = BraidProcess.MDS_LISTENING.matcher(line);
-        if (m.matches()) {
-          return m;
-        }
-      }
-      return null;
-    }
-
-    /** Waits for the command to end and returns its exit code. */
-    int awaitExit() throws InterruptedException {
-      thread.join(TIMEOUT.toMillis());
-      assertThat(thread.isAlive()).as("the command still runs").isFalse();
-      return code;
-    }
-
-    /** Stops the command and waits for it (an interrupt stops the wait and is restored). */
-    @Override
-    public void close() {
-      stop.request();
-      try {
-        thread.join(TIMEOUT.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
   @Test
   void printsOneListeningLineServesAndStopsWithZeroOnRequest() throws Exception {
     Path store = tmp.resolve("store");
-    try (InProcess mds =
-            new InProcess(
+    try (InProcessBraid mds =
+            new InProcessBraid(
                 "mds",
                 "--address",
                 "127.0.0.1:0",
@@ -103,7 +39,7 @@ class MdsCommandTest {
                 "-D",
                 "braid.mds.cluster.dead-interval=1h");
         RpcClient client = RpcClient.builder("cli-test").user("root").build()) {
-      InetSocketAddress address = mds.awaitListening();
+      InetSocketAddress address = mds.awaitListening(BraidProcess.MDS_LISTENING);
       assertThat(address.getPort()).isPositive();
       assertThat(mds.out.toString())
           .isEqualTo(
@@ -133,8 +69,8 @@ class MdsCommandTest {
   void aBusyPortFailsToStartWithOneLineAndExitCodeOne() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       String address = "127.0.0.1:" + taken.getLocalPort();
-      try (InProcess mds =
-          new InProcess("mds", "--address", address, "--dir", tmp.resolve("s").toString())) {
+      try (InProcessBraid mds =
+          new InProcessBraid("mds", "--address", address, "--dir", tmp.resolve("s").toString())) {
         assertThat(mds.awaitExit()).isEqualTo(Braid.EXIT_FAILURE);
         assertThat(mds.out.toString()).isEmpty();
         List<String> err = mds.err.toString().lines().toList();
@@ -149,9 +85,11 @@ class MdsCommandTest {
   @Test
   void aStoreLockedByAnotherMdsFailsToStartWithExitCodeOne() throws Exception {
     String store = tmp.resolve("shared").toString();
-    try (InProcess first = new InProcess("mds", "--address", "127.0.0.1:0", "--dir", store)) {
-      first.awaitListening();
-      try (InProcess second = new InProcess("mds", "--address", "127.0.0.1:0", "--dir", store)) {
+    try (InProcessBraid first =
+        new InProcessBraid("mds", "--address", "127.0.0.1:0", "--dir", store)) {
+      first.awaitListening(BraidProcess.MDS_LISTENING);
+      try (InProcessBraid second =
+          new InProcessBraid("mds", "--address", "127.0.0.1:0", "--dir", store)) {
         assertThat(second.awaitExit()).isEqualTo(Braid.EXIT_FAILURE);
         assertThat(second.out.toString()).isEmpty();
         List<String> err = second.err.toString().lines().toList();
