@@ -9,6 +9,7 @@ import io.braidfs.client.data.StripedWriter;
 import io.braidfs.client.data.WriteTarget;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.layout.Layout;
+import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.dataserver.DataServer;
@@ -159,7 +160,7 @@ public final class MiniCluster implements AutoCloseable {
     Map<String, String> c = new HashMap<>();
     c.put(DataServerConfigKeys.ADDRESS.name(), "127.0.0.1:0");
     c.put(DataServerConfigKeys.DIRS.name(), dir.resolve("ds-" + i).toString());
-    c.put(DataServerConfigKeys.MDS.name(), hostPort(mdsAddress()));
+    c.put(DataServerConfigKeys.MDS.name(), HostPort.of(mdsAddress()).toString());
     c.put(DataServerConfigKeys.REGISTER_RETRY.name(), "50ms");
     c.putAll(extra);
     DataServer d = new DataServer(BraidConfig.fromMap(c), "ds-" + i);
@@ -229,10 +230,6 @@ public final class MiniCluster implements AutoCloseable {
         target.inodeId(),
         target.path(),
         target.layout());
-  }
-
-  private static String hostPort(InetSocketAddress a) {
-    return a.getAddress().getHostAddress() + ":" + a.getPort();
   }
 
   @Override

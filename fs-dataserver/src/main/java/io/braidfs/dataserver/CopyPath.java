@@ -4,6 +4,7 @@ import io.braidfs.common.checksum.ChecksumMismatch;
 import io.braidfs.common.checksum.Checksums;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcResponse;
 import io.braidfs.common.rpc.ServerCall;
@@ -133,7 +134,7 @@ final class CopyPath {
               .build();
       ctx.peers
           .call(
-              DataContext.address(req.getSources(source)),
+              HostPort.of(req.getSources(source)),
               RpcMethod.READ_CHUNK,
               read,
               null,

@@ -7,9 +7,7 @@ import io.braidfs.common.rpc.ServerCall;
 import io.braidfs.dataserver.store.ChunkKey;
 import io.braidfs.dataserver.store.ChunkStore;
 import io.braidfs.dataserver.store.Replica;
-import io.braidfs.proto.ReplicaLocation;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -95,10 +93,6 @@ final class DataContext {
               + " but the replica is at "
               + r.version());
     }
-  }
-
-  static InetSocketAddress address(ReplicaLocation l) {
-    return new InetSocketAddress(l.getHost(), l.getPort());
   }
 
   /** Work on a disk thread. */

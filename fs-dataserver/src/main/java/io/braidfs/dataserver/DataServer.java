@@ -88,13 +88,14 @@ public final class DataServer implements Service {
     }
     List<InetSocketAddress> mds = new ArrayList<>();
     for (String m : config.get(DataServerConfigKeys.MDS)) {
-      mds.add(parse(DataServerConfigKeys.MDS.name(), m));
+      mds.add(HostPort.parseSetting(DataServerConfigKeys.MDS.name(), m));
     }
     if (mds.isEmpty()) {
       throw new IllegalArgumentException(DataServerConfigKeys.MDS.name() + " is empty");
     }
     InetSocketAddress bind =
-        parse(DataServerConfigKeys.ADDRESS.name(), config.get(DataServerConfigKeys.ADDRESS));
+        HostPort.parseSetting(
+            DataServerConfigKeys.ADDRESS.name(), config.get(DataServerConfigKeys.ADDRESS));
     ChunkStore s =
         ChunkStore.open(
             new StoreSettings(
@@ -178,14 +179,6 @@ public final class DataServer implements Service {
       return bound.getAddress().getHostAddress();
     }
     return InetAddress.getLocalHost().getHostName();
-  }
-
-  private static InetSocketAddress parse(String key, String hostPort) {
-    try {
-      return HostPort.parse(hostPort).toSocketAddress();
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(key + ": " + e.getMessage(), e);
-    }
   }
 
   private static String version() {

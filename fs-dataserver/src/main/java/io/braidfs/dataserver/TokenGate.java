@@ -52,10 +52,6 @@ final class TokenGate {
     verifier = new TokenVerifier(TokenKeys.fromProto(keys), clockSkew);
   }
 
-  boolean hasKeys() {
-    return verifier != null;
-  }
-
   /**
    * Checks {@code token} for {@code mode} on {@code chunk}.
    *

@@ -5,6 +5,7 @@ import io.braidfs.common.checksum.Checksums;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.layout.Layout;
+import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcResponse;
 import io.braidfs.common.rpc.ServerCall;
@@ -103,17 +104,11 @@ final class WritePath {
             RpcMethod.WRITE_CHUNK,
             data.retainedDuplicate(),
             WriteChunkResponse::getChunkLength);
-    long length;
-    try {
-      length = r.write(req.getOffset(), data, crcs);
-      if (req.getAckLevel() == AckLevel.ACK_LEVEL_ON_DISK) {
-        r.sync();
-      }
-    } catch (IOException | RuntimeException e) {
-      rest.whenComplete((x, y) -> {}); // the chain's answer no longer matters
-      throw e;
+    // If the local write fails, the chain's answer is closed unread (forward's thenApply).
+    long local = r.write(req.getOffset(), data, crcs);
+    if (req.getAckLevel() == AckLevel.ACK_LEVEL_ON_DISK) {
+      r.sync();
     }
-    long local = length;
     answer(
         call,
         req.getDownstreamList(),
@@ -263,7 +258,7 @@ final class WritePath {
     InetSocketAddress to;
     Q next;
     try {
-      to = DataContext.address(chain.get(0));
+      to = HostPort.of(chain.get(0));
       next = request.apply(chain.subList(1, chain.size()));
     } catch (RuntimeException e) {
       if (payload != null) {

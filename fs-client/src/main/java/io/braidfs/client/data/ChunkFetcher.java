@@ -5,6 +5,7 @@ import io.braidfs.common.checksum.ChecksumMismatch;
 import io.braidfs.common.checksum.Checksums;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcResponse;
@@ -92,7 +93,7 @@ final class ChunkFetcher {
       return;
     }
     ReplicaLocation replica = replicas.get(i);
-    InetSocketAddress address = new InetSocketAddress(replica.getHost(), replica.getPort());
+    InetSocketAddress address = HostPort.of(replica);
     rpc.call(address, RpcMethod.READ_CHUNK, request, null, options.callTimeout())
         .whenComplete(
             (response, failure) -> {

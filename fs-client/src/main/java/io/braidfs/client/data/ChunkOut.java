@@ -35,6 +35,13 @@ final class ChunkOut {
     this.length = location.getLength();
   }
 
+  /** Forgets the acknowledged writes at the head of {@link #pending}, releasing their bytes. */
+  void pruneAcked() {
+    while (!pending.isEmpty() && pending.peekFirst().acked) {
+      pending.pollFirst().data.release();
+    }
+  }
+
   ChunkState state() {
     return ChunkState.newBuilder()
         .setId(location.getId())

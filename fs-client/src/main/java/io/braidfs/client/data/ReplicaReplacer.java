@@ -3,6 +3,7 @@ package io.braidfs.client.data;
 import com.google.protobuf.ByteString;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.proto.ChunkLocation;
@@ -14,7 +15,6 @@ import io.braidfs.proto.ReplaceReplicaResponse;
 import io.braidfs.proto.ReplicaLocation;
 import io.braidfs.proto.TruncateChunkRequest;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -102,7 +102,7 @@ final class ReplicaReplacer {
       long own = lengths.get(r.getServerId());
       if (own >= 0) {
         rpc.callSync(
-            address(r),
+            HostPort.of(r),
             RpcMethod.TRUNCATE_CHUNK,
             TruncateChunkRequest.newBuilder()
                 .setChunk(old.getId())
@@ -119,7 +119,7 @@ final class ReplicaReplacer {
         continue; // a survivor, or nothing to copy: the resent writes create the replica
       }
       rpc.callSync(
-          address(r),
+          HostPort.of(r),
           RpcMethod.COPY_CHUNK,
           CopyChunkRequest.newBuilder()
               .setChunk(old.getId())
@@ -147,7 +147,7 @@ final class ReplicaReplacer {
     try {
       GetChunkInfoResponse info =
           rpc.callSync(
-              address(r),
+              HostPort.of(r),
               RpcMethod.GET_CHUNK_INFO,
               GetChunkInfoRequest.newBuilder().setChunk(chunk.getId()).setToken(token).build());
       if (info.getVersion() != chunk.getVersion()) {
@@ -168,9 +168,5 @@ final class ReplicaReplacer {
       }
       throw e;
     }
-  }
-
-  private static InetSocketAddress address(ReplicaLocation r) {
-    return new InetSocketAddress(r.getHost(), r.getPort());
   }
 }

@@ -6,6 +6,7 @@ import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.layout.ChunkAddress;
 import io.braidfs.common.layout.Layout;
+import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RemoteErrorInfo;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
@@ -28,7 +29,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,6 +37,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,6 +67,7 @@ public final class StripedWriter implements AutoCloseable {
   private final Layout layout;
   private final ReplicaReplacer replacer;
   private final Semaphore inFlight;
+  private final AtomicBoolean anyFailure = new AtomicBoolean();
   private final Map<Long, ChunkSetLocation> sets = new HashMap<>();
   private final Map<Long, ChunkOut> chunks = new TreeMap<>();
   private ByteString token;
@@ -108,7 +110,12 @@ public final class StripedWriter implements AutoCloseable {
    */
   public void write(long offset, ByteBuf src) throws IOException {
     checkOpen();
-    repair();
+    if (broken != null) {
+      throw broken;
+    }
+    if (anyFailure.get()) { // checked per write; the scan of every chunk only after a failure
+      repair();
+    }
     int from = src.readerIndex();
     int end = src.writerIndex();
     while (from < end) {
@@ -169,6 +176,7 @@ public final class StripedWriter implements AutoCloseable {
     }
     ChunkOut.Pending p =
         new ChunkOut.Pending(a.offsetInChunk(), b, Checksums.pieceCrcs(b, a.offsetInChunk()));
+    c.pruneAcked();
     c.pending.add(p);
     c.length = Math.max(c.length, a.offsetInChunk() + b.readableBytes());
     c.reported = false;
@@ -199,7 +207,7 @@ public final class StripedWriter implements AutoCloseable {
     ReplicaLocation head = loc.getReplicas(0);
     p.sent =
         rpc.call(
-                address(head),
+                HostPort.of(head),
                 RpcMethod.WRITE_CHUNK,
                 req,
                 p.data.retainedDuplicate(),
@@ -212,7 +220,7 @@ public final class StripedWriter implements AutoCloseable {
                     p.acked = true;
                     c.everAcked = true;
                   } else {
-                    c.failure.compareAndSet(null, tagged(failure, head));
+                    failed(c, tagged(failure, head));
                   }
                 });
   }
@@ -263,7 +271,7 @@ public final class StripedWriter implements AutoCloseable {
     for (ReplicaLocation r : loc.getReplicasList()) {
       try {
         rpc.callSync(
-            address(r),
+            HostPort.of(r),
             RpcMethod.TRUNCATE_CHUNK,
             TruncateChunkRequest.newBuilder()
                 .setChunk(loc.getId())
@@ -274,7 +282,7 @@ public final class StripedWriter implements AutoCloseable {
                 .build());
       } catch (IOException e) {
         // NOT_FOUND too: the chunk has committed bytes, so that replica lost them.
-        c.failure.compareAndSet(null, tagged(e, r));
+        failed(c, tagged(e, r));
       }
     }
   }
@@ -302,7 +310,7 @@ public final class StripedWriter implements AutoCloseable {
           ChunkLocation loc = c.location;
           try {
             rpc.callSync(
-                address(loc.getReplicas(0)),
+                HostPort.of(loc.getReplicas(0)),
                 RpcMethod.SYNC_CHUNK,
                 SyncChunkRequest.newBuilder()
                     .setChunk(loc.getId())
@@ -312,7 +320,7 @@ public final class StripedWriter implements AutoCloseable {
                     .build());
             c.synced = true;
           } catch (IOException e) {
-            c.failure.compareAndSet(null, tagged(e, loc.getReplicas(0)));
+            failed(c, tagged(e, loc.getReplicas(0)));
             again = true;
           }
         }
@@ -381,7 +389,7 @@ public final class StripedWriter implements AutoCloseable {
         ReplicaLocation head = loc.getReplicas(0);
         calls.add(
             rpc.call(
-                    address(head),
+                    HostPort.of(head),
                     RpcMethod.FINALIZE_CHUNK,
                     FinalizeChunkRequest.newBuilder()
                         .setChunk(loc.getId())
@@ -397,7 +405,7 @@ public final class StripedWriter implements AutoCloseable {
                       if (response != null) {
                         response.close();
                       } else {
-                        c.failure.compareAndSet(null, tagged(failure, head));
+                        failed(c, tagged(failure, head));
                       }
                     }));
         order.add(c);
@@ -439,10 +447,9 @@ public final class StripedWriter implements AutoCloseable {
       throw broken;
     }
     boolean resent = false;
+    anyFailure.set(false); // a failure recorded during the scan sets it again
     for (ChunkOut c : chunks.values()) {
-      while (!c.pending.isEmpty() && c.pending.peekFirst().acked) {
-        c.pending.pollFirst().data.release();
-      }
+      c.pruneAcked();
       Throwable f = c.failure.get();
       if (f == null) {
         continue;
@@ -491,6 +498,12 @@ public final class StripedWriter implements AutoCloseable {
                         / layout.stripeWidth())
                 .build());
     token = r.getToken();
+  }
+
+  /** Records a failed request to {@code c}; the next write, flush or close repairs it. */
+  private void failed(ChunkOut c, Throwable failure) {
+    c.failure.compareAndSet(null, failure);
+    anyFailure.set(true);
   }
 
   /** Failures a new replica fixes: the replica or its server is gone or broken. */
@@ -578,10 +591,6 @@ public final class StripedWriter implements AutoCloseable {
       }
       c.pending.clear();
     }
-  }
-
-  private static InetSocketAddress address(ReplicaLocation r) {
-    return new InetSocketAddress(r.getHost(), r.getPort());
   }
 
   private static List<Integer> ints(int[] values) {

@@ -60,6 +60,24 @@ public record HostPort(String host, int port) {
     return java.util.List.copyOf(out);
   }
 
+  /**
+   * Parses the value of configuration key {@code key} into a socket address.
+   *
+   * @throws IllegalArgumentException naming the key if the value is not {@code HOST:PORT}
+   */
+  public static InetSocketAddress parseSetting(String key, String text) {
+    try {
+      return parse(text).toSocketAddress();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(key + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Where a data server's replica is served: its DataService address. */
+  public static InetSocketAddress of(io.braidfs.proto.ReplicaLocation replica) {
+    return new InetSocketAddress(replica.getHost(), replica.getPort());
+  }
+
   /** The socket address, with the host name resolved now (unresolved if that fails). */
   public InetSocketAddress toSocketAddress() {
     return new InetSocketAddress(host, port);

@@ -141,7 +141,9 @@ public final class MdsServer implements Service {
     RpcOptions rpcOptions = RpcOptions.from(config);
     RpcServer.Builder b =
         RpcServer.builder(id)
-            .bind(parseAddress(config.get(MdsConfigKeys.ADDRESS)))
+            .bind(
+                HostPort.parseSetting(
+                    MdsConfigKeys.ADDRESS.name(), config.get(MdsConfigKeys.ADDRESS)))
             .options(rpcOptions);
     new MetadataHandlers(reads, writes, files, runner, audit, rpcOptions)
         .register(b, readPool, mutationThread);
@@ -205,14 +207,6 @@ public final class MdsServer implements Service {
     Thread t = new Thread(this::close, "braid-" + id + "-stop");
     t.setDaemon(true);
     t.start();
-  }
-
-  static InetSocketAddress parseAddress(String hostPort) {
-    try {
-      return HostPort.parse(hostPort).toSocketAddress();
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(MdsConfigKeys.ADDRESS.name() + ": " + e.getMessage(), e);
-    }
   }
 
   private NamedFactory named(String role, boolean daemon) {
