@@ -107,7 +107,12 @@ public final class RpcClient implements Service {
     return options;
   }
 
-  long nextCallId() {
+  /**
+   * A fresh call id for {@link #call(InetSocketAddress, RpcMethod, Message, Object, Duration, long)}:
+   * a caller that retries a mutation (on another MDS after a failover, say) sends every attempt with
+   * the same id so that the server's retry cache applies it at most once.
+   */
+  public long newCallId() {
     return callIds.incrementAndGet();
   }
 
@@ -155,6 +160,20 @@ public final class RpcClient implements Service {
       Q request,
       Object payload,
       Duration timeout) {
+    return call(address, method, request, payload, timeout, newCallId());
+  }
+
+  /**
+   * {@link #call(InetSocketAddress, RpcMethod, Message, Object, Duration)} with a call id from
+   * {@link #newCallId()}, reused by every retry of one logical call.
+   */
+  public <Q extends Message, R extends Message> CompletableFuture<RpcResponse<R>> call(
+      InetSocketAddress address,
+      RpcMethod<Q, R> method,
+      Q request,
+      Object payload,
+      Duration timeout,
+      long callId) {
     RpcConnection c;
     try {
       c = connection(address);
@@ -163,7 +182,7 @@ public final class RpcClient implements Service {
       return CompletableFuture.failedFuture(
           StatusExceptions.toIOException(Status.UNAVAILABLE, name + ": " + e.getMessage()));
     }
-    return c.call(method, request, payload, timeout.toNanos());
+    return c.call(method, request, payload, timeout.toNanos(), callId);
   }
 
   /**

@@ -125,19 +125,28 @@ public final class RpcConnection {
    */
   public <Q extends Message, R extends Message> CompletableFuture<RpcResponse<R>> call(
       RpcMethod<Q, R> method, Q request, Object payload, long timeoutNanos) {
+    return call(method, request, payload, timeoutNanos, client.newCallId());
+  }
+
+  /**
+   * {@link #call(RpcMethod, Message, Object, long)} with the given call id (from {@link
+   * RpcClient#newCallId()}), so that a retry is recognised by the server's retry cache.
+   */
+  public <Q extends Message, R extends Message> CompletableFuture<RpcResponse<R>> call(
+      RpcMethod<Q, R> method, Q request, Object payload, long timeoutNanos, long callId) {
     long deadline = System.nanoTime() + timeoutNanos;
     String invalid = validate(method, request, payload);
     if (invalid != null) {
       // One caller's mistake fails its own call, not the connection every caller shares.
       PendingCall<Q, R> call =
-          new PendingCall<>(method, client.nextCallId(), request, payload, deadline, NO_OP);
+          new PendingCall<>(method, callId, request, payload, deadline, NO_OP);
       call.fail(Status.INVALID_ARGUMENT, invalid + "; the call was not sent");
       return call.future;
     }
     boolean slot = acquireSlot(deadline);
     PendingCall<Q, R> call =
         new PendingCall<>(
-            method, client.nextCallId(), request, payload, deadline, slot ? releaseSlot : NO_OP);
+            method, callId, request, payload, deadline, slot ? releaseSlot : NO_OP);
     if (!slot) {
       boolean onLoop = Thread.currentThread() instanceof FastThreadLocalThread;
       call.fail(
@@ -226,7 +235,7 @@ public final class RpcConnection {
             .build();
     long deadline = System.nanoTime() + client.options().callTimeout().toNanos();
     PendingCall<HelloRequest, HelloResponse> call =
-        new PendingCall<>(RpcMethod.HELLO, client.nextCallId(), hello, null, deadline, NO_OP);
+        new PendingCall<>(RpcMethod.HELLO, client.newCallId(), hello, null, deadline, NO_OP);
     call.future.whenComplete(
         (response, error) -> {
           if (error != null) {

@@ -1,0 +1,153 @@
+package io.braidfs.client;
+
+import io.braidfs.common.layout.Layout;
+import io.braidfs.proto.Attributes;
+import io.braidfs.proto.FileType;
+import io.braidfs.proto.LayoutSpec;
+
+/**
+ * The attributes of one inode, as the MDS answered them (stat, FUSE getattr, Hadoop FileStatus).
+ *
+ * <p>Thread-safety: immutable.
+ */
+public final class FileAttributes {
+  private final Attributes proto;
+
+  FileAttributes(Attributes proto) {
+    this.proto = proto;
+  }
+
+  /** Wraps attributes received from the MDS. */
+  public static FileAttributes of(Attributes proto) {
+    return new FileAttributes(proto);
+  }
+
+  /** The wire form, for code that passes attributes on unchanged. */
+  public Attributes toProto() {
+    return proto;
+  }
+
+  /** The inode number: stable for the inode's life, never reused. */
+  public long inodeId() {
+    return proto.getInodeId();
+  }
+
+  public FileType type() {
+    return proto.getType();
+  }
+
+  public boolean isFile() {
+    return proto.getType() == FileType.FILE_TYPE_REGULAR;
+  }
+
+  public boolean isDirectory() {
+    return proto.getType() == FileType.FILE_TYPE_DIRECTORY;
+  }
+
+  public boolean isSymlink() {
+    return proto.getType() == FileType.FILE_TYPE_SYMLINK;
+  }
+
+  /** Permission bits only (07777). */
+  public int mode() {
+    return proto.getMode();
+  }
+
+  public String user() {
+    return proto.getUser();
+  }
+
+  public String group() {
+    return proto.getGroup();
+  }
+
+  public int uid() {
+    return proto.getUid();
+  }
+
+  public int gid() {
+    return proto.getGid();
+  }
+
+  /** Length in bytes: a file's committed length, a symlink's target length, 0 for a directory. */
+  public long size() {
+    return proto.getSize();
+  }
+
+  /** Last access, nanoseconds since the epoch. */
+  public long atimeNanos() {
+    return proto.getAtimeNs();
+  }
+
+  /** Last modification of the contents, nanoseconds since the epoch. */
+  public long mtimeNanos() {
+    return proto.getMtimeNs();
+  }
+
+  /** Last change of the inode, nanoseconds since the epoch. */
+  public long ctimeNanos() {
+    return proto.getCtimeNs();
+  }
+
+  public int nlink() {
+    return proto.getNlink();
+  }
+
+  /** Bumped whenever existing data is invalidated (truncate, overwrite in place). */
+  public long generation() {
+    return proto.getGeneration();
+  }
+
+  /**
+   * A regular file's layout.
+   *
+   * @throws IllegalStateException if this is not a regular file
+   */
+  public Layout layout() {
+    if (!isFile()) {
+      throw new IllegalStateException("inode " + inodeId() + " is not a regular file");
+    }
+    return toLayout(proto.getLayout());
+  }
+
+  /** A symlink's target exactly as stored; empty for other types. */
+  public String symlinkTarget() {
+    return proto.getSymlinkTarget();
+  }
+
+  /** File bytes covered by one chunk set (Hadoop's block size); 0 if not a file. */
+  public long blockSize() {
+    return proto.getBlockSize();
+  }
+
+  static Layout toLayout(LayoutSpec s) {
+    return Layout.of(s.getStripeUnit(), s.getStripeWidth(), s.getChunkSize(), s.getReplication());
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof FileAttributes a && a.proto.equals(proto);
+  }
+
+  @Override
+  public int hashCode() {
+    return proto.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "FileAttributes{inode="
+        + inodeId()
+        + ", type="
+        + type()
+        + ", mode="
+        + Integer.toOctalString(mode())
+        + ", owner="
+        + user()
+        + ":"
+        + group()
+        + ", size="
+        + size()
+        + "}";
+  }
+}

@@ -1,0 +1,193 @@
+package io.braidfs.client;
+
+import com.google.protobuf.Message;
+import io.braidfs.client.data.ChunkService;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.HostPort;
+import io.braidfs.common.rpc.RemoteErrorInfo;
+import io.braidfs.common.rpc.RpcClient;
+import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.common.rpc.RpcResponse;
+import io.braidfs.proto.AllocateChunkSetRequest;
+import io.braidfs.proto.AllocateChunkSetResponse;
+import io.braidfs.proto.BadReplica;
+import io.braidfs.proto.CommitRequest;
+import io.braidfs.proto.CommitResponse;
+import io.braidfs.proto.ErrorInfo;
+import io.braidfs.proto.GetChunkLocationsRequest;
+import io.braidfs.proto.GetChunkLocationsResponse;
+import io.braidfs.proto.ReplaceReplicaRequest;
+import io.braidfs.proto.ReplaceReplicaResponse;
+import io.braidfs.proto.ReportBadReplicaRequest;
+import io.braidfs.proto.UpdateLengthRequest;
+import io.braidfs.proto.UpdateLengthResponse;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Metadata calls with failover: each call goes to the MDS believed to lead; NOT_LEADER (following
+ * its hint), a lost or refused connection and a timeout move it to the next MDS, with a short
+ * backoff once every address has been tried, until {@link ClientOptions#failoverTimeout()}. Every
+ * attempt of one call carries the same call id, so the MDS's retry cache applies a mutation at most
+ * once even when an attempt that timed out had in fact been applied.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+final class MetadataClient implements ChunkService {
+  private static final Logger LOG = LoggerFactory.getLogger(MetadataClient.class);
+  private static final long MIN_BACKOFF_MS = 20;
+  private static final long MAX_BACKOFF_MS = 1000;
+
+  private final RpcClient rpc;
+  private final List<InetSocketAddress> addresses;
+  private final Duration failoverTimeout;
+  private volatile InetSocketAddress leader;
+  private volatile int next;
+
+  MetadataClient(RpcClient rpc, List<InetSocketAddress> addresses, Duration failoverTimeout) {
+    this.rpc = rpc;
+    this.addresses = List.copyOf(addresses);
+    this.failoverTimeout = failoverTimeout;
+    this.leader = addresses.get(0);
+  }
+
+  /** The MDS the next call goes to first. */
+  InetSocketAddress leader() {
+    return leader;
+  }
+
+  /**
+   * Calls {@code method} on the leading MDS, failing over as the class says.
+   *
+   * @throws IOException the MDS's answer (a precise status); or UNAVAILABLE if no MDS answered as
+   *     leader within the failover timeout, after which a mutation may or may not have been applied
+   */
+  <Q extends Message, R extends Message> R call(RpcMethod<Q, R> method, Q request)
+      throws IOException {
+    long callId = rpc.newCallId();
+    long deadline = System.nanoTime() + failoverTimeout.toNanos();
+    int tried = 0;
+    long backoff = MIN_BACKOFF_MS;
+    while (true) {
+      InetSocketAddress target = leader;
+      try (RpcResponse<R> response =
+          rpc.await(rpc.call(target, method, request, null, rpc.options().callTimeout(), callId))) {
+        return response.message();
+      } catch (InterruptedIOException e) {
+        throw e;
+      } catch (IOException e) {
+        Status s = StatusExceptions.statusOf(e);
+        if (s != Status.NOT_LEADER
+            && s != Status.UNAVAILABLE
+            && s != Status.DEADLINE_EXCEEDED
+            && s != Status.BUSY) {
+          throw e;
+        }
+        tried++;
+        if (System.nanoTime() - deadline >= 0) {
+          throw StatusExceptions.toIOException(
+              Status.UNAVAILABLE,
+              method
+                  + ": no MDS answered as leader within "
+                  + failoverTimeout.toMillis()
+                  + " ms (tried "
+                  + addresses
+                  + "); last: "
+                  + e.getMessage(),
+              e);
+        }
+        InetSocketAddress hinted = s == Status.NOT_LEADER ? hint(e) : null;
+        if (s != Status.BUSY) {
+          moveOn(target, hinted);
+        }
+        LOG.debug("{}: {} to {} failed ({}); next {}", rpc.name(), method, target, s, leader);
+        if (hinted == null && tried % addresses.size() == 0) {
+          sleep(Math.min(backoff, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+          backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+        }
+      }
+    }
+  }
+
+  /** After a failed attempt on {@code failed}: go to the hinted leader, else the next address. */
+  private synchronized void moveOn(InetSocketAddress failed, InetSocketAddress hinted) {
+    if (!leader.equals(failed)) {
+      return; // another caller already moved on
+    }
+    if (hinted != null) {
+      leader = hinted;
+      return;
+    }
+    next = (next + 1) % addresses.size();
+    leader = addresses.get(next);
+  }
+
+  private static InetSocketAddress hint(IOException e) {
+    Optional<ErrorInfo> info = RemoteErrorInfo.of(e);
+    if (info.isEmpty() || info.get().getLeaderHint().isBlank()) {
+      return null;
+    }
+    try {
+      return HostPort.parse(info.get().getLeaderHint()).toSocketAddress();
+    } catch (IllegalArgumentException bad) {
+      return null;
+    }
+  }
+
+  private static void sleep(long millis) throws InterruptedIOException {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for an MDS leader");
+    }
+  }
+
+  @Override
+  public GetChunkLocationsResponse locations(GetChunkLocationsRequest request) throws IOException {
+    return call(RpcMethod.GET_CHUNK_LOCATIONS, request);
+  }
+
+  @Override
+  public AllocateChunkSetResponse allocate(AllocateChunkSetRequest request) throws IOException {
+    return call(RpcMethod.ALLOCATE_CHUNK_SET, request);
+  }
+
+  @Override
+  public ReplaceReplicaResponse replaceReplica(ReplaceReplicaRequest request) throws IOException {
+    return call(RpcMethod.REPLACE_REPLICA, request);
+  }
+
+  @Override
+  public UpdateLengthResponse updateLength(UpdateLengthRequest request) throws IOException {
+    return call(RpcMethod.UPDATE_LENGTH, request);
+  }
+
+  @Override
+  public CommitResponse commit(CommitRequest request) throws IOException {
+    return call(RpcMethod.COMMIT, request);
+  }
+
+  @Override
+  public void reportBadReplicas(List<BadReplica> replicas) {
+    rpc.call(
+            leader,
+            RpcMethod.REPORT_BAD_REPLICA,
+            ReportBadReplicaRequest.newBuilder().addAllReplicas(replicas).build())
+        .whenComplete(
+            (response, failure) -> {
+              if (response != null) {
+                response.close();
+              } else {
+                LOG.warn("{}: cannot report bad replicas: {}", rpc.name(), failure.toString());
+              }
+            });
+  }
+}
