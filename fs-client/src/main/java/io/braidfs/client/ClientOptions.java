@@ -51,7 +51,11 @@ public record ClientOptions(
       mds.add(HostPort.parseSetting(ClientConfigKeys.MDS.name(), a));
     }
     long writeBehind = config.get(ClientConfigKeys.WRITE_BEHIND).toBytes();
-    int maxTransfer = bytes(config, ClientConfigKeys.MAX_TRANSFER.name(), config.get(ClientConfigKeys.MAX_TRANSFER).toBytes());
+    int maxTransfer =
+        bytes(
+            config,
+            ClientConfigKeys.MAX_TRANSFER.name(),
+            config.get(ClientConfigKeys.MAX_TRANSFER).toBytes());
     if (maxTransfer % (64 << 10) != 0) {
       throw new IllegalArgumentException(
           ClientConfigKeys.MAX_TRANSFER.name() + " must be a multiple of 64 KiB: " + maxTransfer);
@@ -67,10 +71,16 @@ public record ClientOptions(
               + maxTransfer
               + " bytes)");
     }
-    int block = bytes(config, ClientConfigKeys.PREFETCH_BLOCK.name(), config.get(ClientConfigKeys.PREFETCH_BLOCK).toBytes());
+    int block =
+        bytes(
+            config,
+            ClientConfigKeys.PREFETCH_BLOCK.name(),
+            config.get(ClientConfigKeys.PREFETCH_BLOCK).toBytes());
     if (block < (64 << 10) || block % (64 << 10) != 0) {
       throw new IllegalArgumentException(
-          ClientConfigKeys.PREFETCH_BLOCK.name() + " must be a positive multiple of 64 KiB: " + block);
+          ClientConfigKeys.PREFETCH_BLOCK.name()
+              + " must be a positive multiple of 64 KiB: "
+              + block);
     }
     String umaskText = config.get(ClientConfigKeys.UMASK).strip();
     int umask;

@@ -3,7 +3,6 @@ package io.braidfs.client;
 import io.braidfs.client.data.ChunkService;
 import io.braidfs.client.data.DataPathOptions;
 import io.braidfs.client.data.ReplicaHealth;
-import io.braidfs.client.data.RpcChunkService;
 import io.braidfs.client.data.StripedReader;
 import io.braidfs.client.data.StripedWriter;
 import io.braidfs.client.data.WriteTarget;
@@ -186,7 +185,7 @@ public final class MiniCluster implements AutoCloseable {
 
   /** The MDS calls of the data path, over {@code client}. */
   public ChunkService chunkService(RpcClient client) {
-    return new RpcChunkService(client, mdsAddress());
+    return new MetadataClient(client, List.of(mdsAddress()), Duration.ofSeconds(10));
   }
 
   /** Creates {@code path} (and its parents) with {@code layout} and returns it ready to write. */

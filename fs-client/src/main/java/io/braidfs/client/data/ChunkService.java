@@ -16,8 +16,8 @@ import java.util.List;
 
 /**
  * The MDS calls the data path makes: where chunks are, new chunk sets and replacement replicas for
- * writers, length commits, and reports of bad replicas. Implemented over one MDS connection by
- * {@link RpcChunkService}; the metadata client with failover implements it too.
+ * writers, length commits, and reports of bad replicas. Implemented by the client's metadata
+ * client, with MDS failover.
  *
  * <p>Each call blocks the calling thread (never an event loop) until the MDS answers. A call that
  * fails with a timeout or a lost connection may or may not have been applied; all of these are safe

@@ -11,6 +11,7 @@ import io.braidfs.proto.ChunkSetLocation;
 import io.braidfs.proto.GetChunkLocationsRequest;
 import io.braidfs.proto.GetChunkLocationsResponse;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -111,6 +112,30 @@ public final class StripedReader {
     }
     dst.writerIndex(dst.writerIndex() + n);
     return n;
+  }
+
+  /**
+   * Starts fetching file bytes {@code [offset, offset + length)}, which must lie within one stripe
+   * unit and one transfer and below the file's length as last seen: a read-ahead request. The
+   * future's buffer belongs to the caller and may be shorter than {@code length}: the bytes past
+   * its end are a hole and read as zeros. The future fails if no replica could serve the range; the
+   * caller then reads it with {@link #read}, which refreshes expired tokens and moved chunks.
+   *
+   * @throws IOException if the chunk's location could not be asked from the MDS
+   * @throws IllegalArgumentException if the range crosses a stripe unit or exceeds a transfer
+   */
+  public CompletableFuture<ByteBuf> readAhead(long offset, int length) throws IOException {
+    if (length > options.maxTransfer()
+        || (offset % layout.stripeUnit()) + length > layout.stripeUnit()) {
+      throw new IllegalArgumentException(
+          "read-ahead of " + length + " bytes at " + offset + " crosses a stripe unit or transfer");
+    }
+    Segment s = layout.segments(offset, length).iterator().next();
+    ChunkLocation chunk = chunk(s);
+    if (chunk == null) {
+      return CompletableFuture.completedFuture(Unpooled.EMPTY_BUFFER);
+    }
+    return fetcher.fetch(chunk, token, s.offsetInChunk(), length);
   }
 
   private void refreshIfGrown(long offset) throws IOException {

@@ -108,9 +108,9 @@ public final class RpcClient implements Service {
   }
 
   /**
-   * A fresh call id for {@link #call(InetSocketAddress, RpcMethod, Message, Object, Duration, long)}:
-   * a caller that retries a mutation (on another MDS after a failover, say) sends every attempt with
-   * the same id so that the server's retry cache applies it at most once.
+   * A fresh call id for {@link #call(InetSocketAddress, RpcMethod, Message, Object, Duration,
+   * long)}: a caller that retries a mutation (on another MDS after a failover, say) sends every
+   * attempt with the same id so that the server's retry cache applies it at most once.
    */
   public long newCallId() {
     return callIds.incrementAndGet();

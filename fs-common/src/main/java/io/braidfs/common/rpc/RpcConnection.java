@@ -138,15 +138,13 @@ public final class RpcConnection {
     String invalid = validate(method, request, payload);
     if (invalid != null) {
       // One caller's mistake fails its own call, not the connection every caller shares.
-      PendingCall<Q, R> call =
-          new PendingCall<>(method, callId, request, payload, deadline, NO_OP);
+      PendingCall<Q, R> call = new PendingCall<>(method, callId, request, payload, deadline, NO_OP);
       call.fail(Status.INVALID_ARGUMENT, invalid + "; the call was not sent");
       return call.future;
     }
     boolean slot = acquireSlot(deadline);
     PendingCall<Q, R> call =
-        new PendingCall<>(
-            method, callId, request, payload, deadline, slot ? releaseSlot : NO_OP);
+        new PendingCall<>(method, callId, request, payload, deadline, slot ? releaseSlot : NO_OP);
     if (!slot) {
       boolean onLoop = Thread.currentThread() instanceof FastThreadLocalThread;
       call.fail(

@@ -1,0 +1,837 @@
+package io.braidfs.client;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.google.protobuf.ByteString;
+import io.braidfs.client.data.DataPathOptions;
+import io.braidfs.client.data.ReplicaHealth;
+import io.braidfs.client.data.StripedReader;
+import io.braidfs.client.data.StripedWriter;
+import io.braidfs.client.data.WriteTarget;
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.layout.Layout;
+import io.braidfs.common.path.BraidPath;
+import io.braidfs.common.rpc.RpcClient;
+import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.common.rpc.RpcOptions;
+import io.braidfs.proto.Attributes;
+import io.braidfs.proto.ConcatRequest;
+import io.braidfs.proto.ContentSummaryRequest;
+import io.braidfs.proto.ContentSummaryResponse;
+import io.braidfs.proto.CreateRequest;
+import io.braidfs.proto.CreateResponse;
+import io.braidfs.proto.DeleteRequest;
+import io.braidfs.proto.DirEntry;
+import io.braidfs.proto.GetAttrRequest;
+import io.braidfs.proto.GetChunkLocationsRequest;
+import io.braidfs.proto.GetChunkLocationsResponse;
+import io.braidfs.proto.GetLayoutPolicyRequest;
+import io.braidfs.proto.GetLayoutPolicyResponse;
+import io.braidfs.proto.GetServerDefaultsRequest;
+import io.braidfs.proto.GetServerDefaultsResponse;
+import io.braidfs.proto.GetXattrRequest;
+import io.braidfs.proto.GetXattrResponse;
+import io.braidfs.proto.LayoutSpec;
+import io.braidfs.proto.LinkRequest;
+import io.braidfs.proto.ListXattrsRequest;
+import io.braidfs.proto.LookupRequest;
+import io.braidfs.proto.MkdirRequest;
+import io.braidfs.proto.MkdirResponse;
+import io.braidfs.proto.OpenRequest;
+import io.braidfs.proto.OpenResponse;
+import io.braidfs.proto.ReadDirRequest;
+import io.braidfs.proto.ReadDirResponse;
+import io.braidfs.proto.ReadLinkRequest;
+import io.braidfs.proto.RecoverLeaseRequest;
+import io.braidfs.proto.RemoveXattrRequest;
+import io.braidfs.proto.RenameRequest;
+import io.braidfs.proto.RenameSemantics;
+import io.braidfs.proto.RenewLeaseRequest;
+import io.braidfs.proto.RenewLeaseResponse;
+import io.braidfs.proto.RmdirRequest;
+import io.braidfs.proto.SetAttrRequest;
+import io.braidfs.proto.SetLayoutPolicyRequest;
+import io.braidfs.proto.SetXattrRequest;
+import io.braidfs.proto.StatFsRequest;
+import io.braidfs.proto.StatFsResponse;
+import io.braidfs.proto.SymlinkRequest;
+import io.braidfs.proto.UnlinkRequest;
+import io.braidfs.proto.XattrSetMode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Braid's Java API: every namespace operation, and streams that read and write file data straight
+ * from and to the data servers. Metadata calls go to the leading MDS with failover ({@link
+ * MetadataClient}); data calls share one connection per data server.
+ *
+ * <p>Paths are absolute ({@code /a/b}); repeated and trailing slashes are collapsed, and a path
+ * with {@code .} or {@code ..} components is refused. Errors are {@link IOException}s carrying a
+ * {@link Status} ({@code io.braidfs.common.error}): {@code FileNotFoundException} for NOT_FOUND,
+ * {@code PathExistsException} for ALREADY_EXISTS and so on. A call that failed with UNAVAILABLE or
+ * DEADLINE_EXCEEDED may or may not have been applied; the client has already retried it (with the
+ * same call id, so at most once) until {@code braid.client.mds.failover-timeout}.
+ *
+ * <p>Consistency is close-to-open: {@link #open} and the write-opening calls always ask the MDS;
+ * {@link #stat} may answer from a cache for up to {@code braid.client.cache.attr-ttl}, and every
+ * change made through this client drops what it affects.
+ *
+ * <p>{@link #close()} closes every stream still open (output streams without committing) and the
+ * connections.
+ *
+ * <pre>{@code
+ * try (BraidClient c = BraidClient.builder(config).user("alice").build();
+ *     OutputStream out = c.create("/data/a.bin", CreateOptions.defaults())) {
+ *   out.write(bytes);
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safety: thread-safe. Streams are for one thread each, as java.io streams are.
+ */
+public final class BraidClient implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(BraidClient.class);
+  private static final AtomicInteger IDS = new AtomicInteger();
+  private static final int LIST_PAGE = 1000;
+
+  private final String name;
+  private final ClientOptions options;
+  private final RpcClient rpc;
+  private final MetadataClient mds;
+  private final ReplicaHealth health = new ReplicaHealth();
+  private final PrefetchBudget budget;
+  private final Cache<String, FileAttributes> attrs;
+  private final Map<BraidOutputStream, Boolean> writers = new ConcurrentHashMap<>();
+  private final Map<BraidInputStream, Boolean> readers = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService leaseTimer;
+  private final GetServerDefaultsResponse defaults;
+  private volatile boolean closed;
+
+  private BraidClient(Builder b) throws IOException {
+    this.name = b.name;
+    this.options = ClientOptions.from(b.config);
+    RpcClient r =
+        RpcClient.builder(name)
+            .user(b.user)
+            .groups(b.groups.isEmpty() ? List.of(b.user) : b.groups)
+            .options(RpcOptions.from(b.config))
+            .build();
+    r.start();
+    this.rpc = r;
+    this.mds = new MetadataClient(r, options.mds(), options.failoverTimeout());
+    this.budget = new PrefetchBudget(options.prefetchBudget());
+    this.attrs =
+        Caffeine.newBuilder()
+            .maximumSize(options.cacheEntries())
+            .expireAfterWrite(options.attrTtl())
+            .build();
+    this.leaseTimer =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread t = new Thread(task, "braid-" + name + "-lease");
+              t.setDaemon(true);
+              return t;
+            });
+    try {
+      this.defaults =
+          mds.call(RpcMethod.GET_SERVER_DEFAULTS, GetServerDefaultsRequest.getDefaultInstance());
+    } catch (IOException | RuntimeException e) {
+      leaseTimer.shutdownNow();
+      r.close();
+      throw e;
+    }
+    long renew = Math.max(100, defaults.getLeaseTtlMs() / 3);
+    leaseTimer.scheduleWithFixedDelay(this::renewLeases, renew, renew, TimeUnit.MILLISECONDS);
+  }
+
+  /** A builder for a client configured by {@code config} ({@code braid.client.*}). */
+  public static Builder builder(BraidConfig config) {
+    return new Builder(config);
+  }
+
+  public ClientOptions options() {
+    return options;
+  }
+
+  /** The user this client acts as. */
+  public String user() {
+    return rpc.user();
+  }
+
+  /** The cluster's defaults and limits, as the MDS answered at connect. */
+  public GetServerDefaultsResponse serverDefaults() {
+    return defaults;
+  }
+
+  /** The read-ahead memory all of this client's streams share. */
+  public PrefetchBudget prefetchBudget() {
+    return budget;
+  }
+
+  // ---- attributes ------------------------------------------------------------------------------
+
+  /**
+   * The attributes of {@code path}, following a final symlink (stat); may come from the cache.
+   *
+   * @throws java.io.FileNotFoundException if there is no such entry
+   */
+  public FileAttributes stat(String path) throws IOException {
+    String p = canonical(path);
+    FileAttributes cached = attrs.getIfPresent(p);
+    if (cached != null) {
+      return cached;
+    }
+    Attributes a =
+        mds.call(
+                RpcMethod.LOOKUP,
+                LookupRequest.newBuilder().setPath(p).setFollowSymlink(true).build())
+            .getAttributes();
+    FileAttributes f = new FileAttributes(a);
+    if (a.getType() != io.braidfs.proto.FileType.FILE_TYPE_SYMLINK) {
+      attrs.put(p, f);
+    }
+    return f;
+  }
+
+  /** The attributes of {@code path} itself, a symlink not followed (lstat); never cached. */
+  public FileAttributes lstat(String path) throws IOException {
+    String p = canonical(path);
+    return new FileAttributes(
+        mds.call(RpcMethod.GET_ATTR, GetAttrRequest.newBuilder().setPath(p).build())
+            .getAttributes());
+  }
+
+  /** The attributes of the inode {@code inodeId} (fstat); STALE_HANDLE if it is gone. */
+  public FileAttributes getAttr(long inodeId) throws IOException {
+    return new FileAttributes(
+        mds.call(
+                RpcMethod.GET_ATTR,
+                GetAttrRequest.newBuilder().setInodeId(inodeId).setPath("/").build())
+            .getAttributes());
+  }
+
+  /**
+   * Looks {@code name} up in directory {@code parentInodeId} (FUSE lookup); no symlink followed.
+   */
+  public FileAttributes lookup(long parentInodeId, String name) throws IOException {
+    BraidPath.validateName(name);
+    return new FileAttributes(
+        mds.call(
+                RpcMethod.LOOKUP,
+                LookupRequest.newBuilder().setParentInodeId(parentInodeId).setName(name).build())
+            .getAttributes());
+  }
+
+  /** Whether {@code path} exists (following a final symlink). */
+  public boolean exists(String path) throws IOException {
+    try {
+      stat(path);
+      return true;
+    } catch (java.io.FileNotFoundException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Applies a SetAttr as given (any subset of mode, owner, times, size); the path in it is made
+   * canonical. For FUSE's setattr and Hadoop's setters.
+   */
+  public FileAttributes setAttr(SetAttrRequest request) throws IOException {
+    SetAttrRequest r =
+        request.getInodeId() != 0 && request.getPath().isEmpty()
+            ? request.toBuilder().setPath("/").build()
+            : request.toBuilder().setPath(canonical(request.getPath())).build();
+    try {
+      return new FileAttributes(mds.call(RpcMethod.SET_ATTR, r).getAttributes());
+    } finally {
+      attrs.invalidateAll(); // by inode id the path is unknown here; attributes are cheap to reget
+    }
+  }
+
+  /** chmod: sets the permission bits (07777). */
+  public FileAttributes setPermission(String path, int mode) throws IOException {
+    return setAttr(SetAttrRequest.newBuilder().setPath(path).setMode(mode).build());
+  }
+
+  /** chown by name; a null user or group is left unchanged. */
+  public FileAttributes setOwner(String path, String user, String group) throws IOException {
+    SetAttrRequest.Builder b = SetAttrRequest.newBuilder().setPath(path);
+    if (user != null) {
+      b.setUser(user);
+    }
+    if (group != null) {
+      b.setGroup(group);
+    }
+    return setAttr(b.build());
+  }
+
+  /** Sets the times in nanoseconds since the epoch; a negative time is left unchanged. */
+  public FileAttributes setTimes(String path, long mtimeNanos, long atimeNanos) throws IOException {
+    SetAttrRequest.Builder b = SetAttrRequest.newBuilder().setPath(path);
+    if (mtimeNanos >= 0) {
+      b.setMtimeNs(mtimeNanos);
+    }
+    if (atimeNanos >= 0) {
+      b.setAtimeNs(atimeNanos);
+    }
+    return setAttr(b.build());
+  }
+
+  /** Cuts (or extends with a hole) a file to {@code length} bytes. */
+  public FileAttributes truncate(String path, long length) throws IOException {
+    if (length < 0) {
+      throw StatusExceptions.toIOException(
+          Status.INVALID_ARGUMENT, "truncate " + path + ": negative length " + length);
+    }
+    return setAttr(SetAttrRequest.newBuilder().setPath(path).setSize(length).build());
+  }
+
+  // ---- directories -----------------------------------------------------------------------------
+
+  /** Makes one directory (mkdir(2)); mode is masked by the umask. */
+  public FileAttributes mkdir(String path, int mode) throws IOException {
+    String p = canonical(path);
+    MkdirResponse r =
+        mds.call(
+            RpcMethod.MKDIR,
+            MkdirRequest.newBuilder().setPath(p).setMode(mode & ~options.umask() & 07777).build());
+    attrs.invalidate(p);
+    return new FileAttributes(r.getAttributes());
+  }
+
+  /**
+   * Makes a directory and its missing ancestors (Hadoop mkdirs).
+   *
+   * @return false if the directory already existed
+   */
+  public boolean mkdirs(String path, int mode) throws IOException {
+    String p = canonical(path);
+    MkdirResponse r =
+        mds.call(
+            RpcMethod.MKDIR,
+            MkdirRequest.newBuilder()
+                .setPath(p)
+                .setMode(mode & ~options.umask() & 07777)
+                .setParents(true)
+                .build());
+    attrs.invalidate(p);
+    return r.getCreated();
+  }
+
+  /**
+   * One page of a directory's entries after {@code startAfter} ("" for the first page), with
+   * attributes unless {@code namesOnly}.
+   */
+  public DirectoryPage list(String path, String startAfter, int maxEntries, boolean namesOnly)
+      throws IOException {
+    ReadDirResponse r =
+        mds.call(
+            RpcMethod.READ_DIR,
+            ReadDirRequest.newBuilder()
+                .setPath(canonical(path))
+                .setStartAfter(startAfter)
+                .setMaxEntries(maxEntries)
+                .setNamesOnly(namesOnly)
+                .build());
+    List<DirectoryEntry> out = new ArrayList<>(r.getEntriesCount());
+    for (DirEntry e : r.getEntriesList()) {
+      out.add(
+          new DirectoryEntry(
+              e.getName(),
+              e.getInodeId(),
+              e.getType(),
+              e.hasAttributes() ? new FileAttributes(e.getAttributes()) : null));
+    }
+    return new DirectoryPage(out, r.getHasMore());
+  }
+
+  /** Every entry of a directory, with attributes, page after page. */
+  public List<DirectoryEntry> list(String path) throws IOException {
+    List<DirectoryEntry> all = new ArrayList<>();
+    String after = "";
+    while (true) {
+      DirectoryPage page = list(path, after, LIST_PAGE, false);
+      all.addAll(page.entries());
+      if (!page.hasMore() || page.entries().isEmpty()) {
+        return all;
+      }
+      after = page.entries().get(page.entries().size() - 1).name();
+    }
+  }
+
+  /** Removes an empty directory (rmdir(2)). */
+  public void rmdir(String path) throws IOException {
+    String p = canonical(path);
+    try {
+      mds.call(RpcMethod.RMDIR, RmdirRequest.newBuilder().setPath(p).build());
+    } finally {
+      attrs.invalidateAll();
+    }
+  }
+
+  // ---- entries ---------------------------------------------------------------------------------
+
+  /**
+   * rename(2): replaces a compatible destination; see {@link #rename(String, String,
+   * RenameSemantics, boolean, boolean)}.
+   */
+  public String rename(String source, String destination) throws IOException {
+    return rename(source, destination, RenameSemantics.RENAME_SEMANTICS_POSIX, false, false);
+  }
+
+  /**
+   * Renames atomically.
+   *
+   * @param semantics POSIX (replace a compatible destination) or HADOOP (move into an existing
+   *     directory, never replace a file)
+   * @param noReplace fail with ALREADY_EXISTS if the destination exists (POSIX only)
+   * @param exchange swap source and destination (POSIX only)
+   * @return the path the source now has
+   */
+  public String rename(
+      String source,
+      String destination,
+      RenameSemantics semantics,
+      boolean noReplace,
+      boolean exchange)
+      throws IOException {
+    try {
+      return mds.call(
+              RpcMethod.RENAME,
+              RenameRequest.newBuilder()
+                  .setSourcePath(canonical(source))
+                  .setDestinationPath(canonical(destination))
+                  .setSemantics(semantics)
+                  .setNoReplace(noReplace)
+                  .setExchange(exchange)
+                  .build())
+          .getFinalPath();
+    } finally {
+      attrs.invalidateAll(); // a subtree moved: every cached path under it is wrong
+    }
+  }
+
+  /** Removes a file or symlink (unlink(2)); an open stream keeps the file until it closes. */
+  public void unlink(String path) throws IOException {
+    String p = canonical(path);
+    try {
+      mds.call(RpcMethod.UNLINK, UnlinkRequest.newBuilder().setPath(p).build());
+    } finally {
+      attrs.invalidateAll(); // a hard link's attributes changed under other names
+    }
+  }
+
+  /**
+   * Removes a file, symlink or directory, with everything under it if {@code recursive}.
+   *
+   * @return the number of inodes removed
+   */
+  public long delete(String path, boolean recursive) throws IOException {
+    String p = canonical(path);
+    try {
+      return mds.call(
+              RpcMethod.DELETE,
+              DeleteRequest.newBuilder().setPath(p).setRecursive(recursive).build())
+          .getDeletedCount();
+    } finally {
+      attrs.invalidateAll();
+    }
+  }
+
+  /** Makes a hard link {@code newPath} to {@code existing} (link(2)). */
+  public FileAttributes link(String existing, String newPath) throws IOException {
+    try {
+      return new FileAttributes(
+          mds.call(
+                  RpcMethod.LINK,
+                  LinkRequest.newBuilder()
+                      .setExistingPath(canonical(existing))
+                      .setNewPath(canonical(newPath))
+                      .build())
+              .getAttributes());
+    } finally {
+      attrs.invalidateAll();
+    }
+  }
+
+  /** Makes a symlink at {@code path} pointing to {@code target} (stored verbatim). */
+  public FileAttributes symlink(String target, String path, boolean createParents)
+      throws IOException {
+    return new FileAttributes(
+        mds.call(
+                RpcMethod.SYMLINK,
+                SymlinkRequest.newBuilder()
+                    .setTarget(target)
+                    .setPath(canonical(path))
+                    .setCreateParents(createParents)
+                    .build())
+            .getAttributes());
+  }
+
+  /** A symlink's target exactly as stored. */
+  public String readLink(String path) throws IOException {
+    return mds.call(
+            RpcMethod.READ_LINK, ReadLinkRequest.newBuilder().setPath(canonical(path)).build())
+        .getTarget();
+  }
+
+  // ---- extended attributes ---------------------------------------------------------------------
+
+  /** One extended attribute's value, or empty if it is not set. */
+  public Optional<byte[]> getXattr(String path, String name) throws IOException {
+    GetXattrResponse r =
+        mds.call(
+            RpcMethod.GET_XATTR,
+            GetXattrRequest.newBuilder().setPath(canonical(path)).setName(name).build());
+    return r.hasValue() ? Optional.of(r.getValue().toByteArray()) : Optional.empty();
+  }
+
+  /** Sets one extended attribute (create-only, replace-only, or either). */
+  public void setXattr(String path, String name, byte[] value, XattrSetMode mode)
+      throws IOException {
+    mds.call(
+        RpcMethod.SET_XATTR,
+        SetXattrRequest.newBuilder()
+            .setPath(canonical(path))
+            .setName(name)
+            .setValue(ByteString.copyFrom(value))
+            .setMode(mode)
+            .build());
+    attrs.invalidate(canonical(path));
+  }
+
+  /** The names of a target's extended attributes the caller may read. */
+  public List<String> listXattrs(String path) throws IOException {
+    return mds.call(
+            RpcMethod.LIST_XATTRS, ListXattrsRequest.newBuilder().setPath(canonical(path)).build())
+        .getNamesList();
+  }
+
+  /** Removes one extended attribute; NOT_FOUND if it is not set. */
+  public void removeXattr(String path, String name) throws IOException {
+    mds.call(
+        RpcMethod.REMOVE_XATTR,
+        RemoveXattrRequest.newBuilder().setPath(canonical(path)).setName(name).build());
+    attrs.invalidate(canonical(path));
+  }
+
+  // ---- file system -----------------------------------------------------------------------------
+
+  /** Capacity and usage of the whole file system (df, Hadoop getStatus). */
+  public StatFsResponse statFs() throws IOException {
+    return mds.call(RpcMethod.STAT_FS, StatFsRequest.newBuilder().setPath("/").build());
+  }
+
+  /** Totals over a subtree (du, Hadoop getContentSummary). */
+  public ContentSummaryResponse contentSummary(String path) throws IOException {
+    return mds.call(
+        RpcMethod.CONTENT_SUMMARY,
+        ContentSummaryRequest.newBuilder().setPath(canonical(path)).build());
+  }
+
+  /** A directory's own layout policy and the effective one new files there get. */
+  public GetLayoutPolicyResponse layoutPolicy(String path) throws IOException {
+    return mds.call(
+        RpcMethod.GET_LAYOUT_POLICY,
+        GetLayoutPolicyRequest.newBuilder().setPath(canonical(path)).build());
+  }
+
+  /**
+   * Sets a directory's layout policy (0 fields inherit); existing files keep their layouts.
+   *
+   * @return the layout new files in the directory now get
+   */
+  public LayoutSpec setLayoutPolicy(String path, LayoutSpec policy) throws IOException {
+    return mds.call(
+            RpcMethod.SET_LAYOUT_POLICY,
+            SetLayoutPolicyRequest.newBuilder().setPath(canonical(path)).setPolicy(policy).build())
+        .getEffective();
+  }
+
+  /** Removes a directory's layout policy, so that everything is inherited. */
+  public LayoutSpec clearLayoutPolicy(String path) throws IOException {
+    return mds.call(
+            RpcMethod.SET_LAYOUT_POLICY,
+            SetLayoutPolicyRequest.newBuilder().setPath(canonical(path)).setClear(true).build())
+        .getEffective();
+  }
+
+  /** The chunk sets and replicas holding a byte range of a file (length 0: to the end). */
+  public GetChunkLocationsResponse locations(String path, long offset, long length)
+      throws IOException {
+    return mds.call(
+        RpcMethod.GET_CHUNK_LOCATIONS,
+        GetChunkLocationsRequest.newBuilder()
+            .setPath(canonical(path))
+            .setOffset(offset)
+            .setLength(length)
+            .build());
+  }
+
+  /** Appends the sources' chunks to {@code target}; the sources disappear (HDFS concat). */
+  public FileAttributes concat(String target, List<String> sources) throws IOException {
+    ConcatRequest.Builder b = ConcatRequest.newBuilder().setTargetPath(canonical(target));
+    for (String s : sources) {
+      b.addSourcePaths(canonical(s));
+    }
+    try {
+      return new FileAttributes(mds.call(RpcMethod.CONCAT, b.build()).getAttributes());
+    } finally {
+      attrs.invalidateAll();
+    }
+  }
+
+  /**
+   * Takes the lease of a file whose writer died and closes it at the length its replicas agree on.
+   *
+   * @return true if the file is closed now; false if recovery started (ask again shortly)
+   */
+  public boolean recoverLease(String path) throws IOException {
+    String p = canonical(path);
+    attrs.invalidate(p);
+    return mds.call(RpcMethod.RECOVER_LEASE, RecoverLeaseRequest.newBuilder().setPath(p).build())
+        .getClosed();
+  }
+
+  // ---- streams ---------------------------------------------------------------------------------
+
+  /** Creates a file with the default options (no overwrite, parents made) and opens it to write. */
+  public BraidOutputStream create(String path) throws IOException {
+    return create(path, CreateOptions.defaults());
+  }
+
+  /**
+   * Creates a file and opens it for writing, in one round trip; the client holds its write lease
+   * until the stream is closed.
+   *
+   * @throws io.braidfs.common.error.PathExistsException if it exists and overwrite is off
+   */
+  public BraidOutputStream create(String path, CreateOptions create) throws IOException {
+    checkOpen();
+    String p = canonical(path);
+    CreateResponse r =
+        mds.call(
+            RpcMethod.CREATE,
+            CreateRequest.newBuilder()
+                .setPath(p)
+                .setMode(create.mode() & ~options.umask() & 07777)
+                .setOverwrite(create.overwrite())
+                .setCreateParents(create.createParents())
+                .setLayout(create.layout())
+                .build());
+    attrs.invalidate(p);
+    Attributes a = r.getAttributes();
+    return writer(
+        p,
+        new WriteTarget(
+            a.getInodeId(),
+            p,
+            FileAttributes.toLayout(a.getLayout()),
+            0,
+            r.getToken(),
+            List.of(r.getFirstChunkSet())),
+        0);
+  }
+
+  /** Opens an existing file to append to its end (Hadoop append). */
+  public BraidOutputStream append(String path) throws IOException {
+    String p = canonical(path);
+    OpenResponse r = openWriting(p, false);
+    return writer(p, r, r.getAttributes().getSize());
+  }
+
+  /**
+   * Opens an existing file for writing at any offset ({@link BraidOutputStream#write(long,
+   * java.nio.ByteBuffer)}), its length first cut to 0 if {@code truncate} (O_TRUNC); the position
+   * starts at 0. For FUSE, which writes at offsets.
+   */
+  public BraidOutputStream openForWrite(String path, boolean truncate) throws IOException {
+    String p = canonical(path);
+    return writer(p, openWriting(p, truncate), 0);
+  }
+
+  private OpenResponse openWriting(String p, boolean truncate) throws IOException {
+    checkOpen();
+    OpenResponse r =
+        mds.call(
+            RpcMethod.OPEN,
+            OpenRequest.newBuilder().setPath(p).setWrite(true).setTruncate(truncate).build());
+    attrs.invalidate(p);
+    return r;
+  }
+
+  private BraidOutputStream writer(String p, OpenResponse r, long position) {
+    Attributes a = r.getAttributes();
+    return writer(
+        p,
+        new WriteTarget(
+            a.getInodeId(),
+            p,
+            FileAttributes.toLayout(a.getLayout()),
+            a.getSize(),
+            r.getToken(),
+            r.getChunkSetsList()),
+        position);
+  }
+
+  private BraidOutputStream writer(String path, WriteTarget target, long position) {
+    DataPathOptions data = streamOptions(target.layout());
+    StripedWriter w = new StripedWriter(rpc, mds, data, target);
+    BraidOutputStream out = new BraidOutputStream(this, path, target.inodeId(), w, position);
+    writers.put(out, Boolean.TRUE);
+    return out;
+  }
+
+  /** The data path's options for a stream of this layout: write-behind counted in its transfers. */
+  private DataPathOptions streamOptions(Layout layout) {
+    DataPathOptions d = options.data();
+    int transfer = Math.min(d.maxTransfer(), layout.stripeUnit());
+    int inFlight = (int) Math.max(1, Math.min(4096, options.writeBehind() / transfer));
+    return new DataPathOptions(d.maxTransfer(), inFlight, d.callTimeout(), d.maxReplacements());
+  }
+
+  /**
+   * Opens a file to read. The MDS is asked every time (close-to-open): the stream sees every write
+   * committed before this call.
+   */
+  public BraidInputStream open(String path) throws IOException {
+    checkOpen();
+    String p = canonical(path);
+    OpenResponse r = mds.call(RpcMethod.OPEN, OpenRequest.newBuilder().setPath(p).build());
+    Attributes a = r.getAttributes();
+    attrs.put(p, new FileAttributes(a));
+    Layout layout = FileAttributes.toLayout(a.getLayout());
+    StripedReader reader =
+        new StripedReader(rpc, mds, health, options.data(), a.getInodeId(), p, layout);
+    BraidInputStream in =
+        new BraidInputStream(
+            p, a.getInodeId(), reader, new ReadAhead(reader, budget, options, layout.stripeUnit()));
+    return in;
+  }
+
+  // ---- leases and bookkeeping ------------------------------------------------------------------
+
+  /** A stream committed its file: its cached attributes are stale. */
+  void committed(String path, Attributes after) {
+    attrs.put(path, new FileAttributes(after));
+  }
+
+  void writerClosed(BraidOutputStream out) {
+    writers.remove(out);
+  }
+
+  private void renewLeases() {
+    if (writers.isEmpty() || closed) {
+      return;
+    }
+    try {
+      RenewLeaseResponse r =
+          mds.call(RpcMethod.RENEW_LEASE, RenewLeaseRequest.getDefaultInstance());
+      for (long lost : r.getLostInodeIdsList()) {
+        for (BraidOutputStream out : writers.keySet()) {
+          if (out.inodeId() == lost) {
+            out.leaseLost(
+                StatusExceptions.toIOException(
+                    Status.LEASE_EXPIRED,
+                    out.path()
+                        + ": this client lost the file's write lease (expired or recovered)"));
+          }
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("{}: cannot renew write leases: {}", name, e.getMessage());
+    } catch (RuntimeException e) {
+      LOG.error("{}: lease renewal failed", name, e);
+    }
+  }
+
+  private static String canonical(String path) throws IOException {
+    return BraidPath.parse(path).toString();
+  }
+
+  private void checkOpen() throws IOException {
+    if (closed) {
+      throw new IOException(name + ": client is closed");
+    }
+  }
+
+  /**
+   * Closes the client: output streams still open are abandoned without committing (their files keep
+   * the length of their last hflush, and their leases expire), then the connections close.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    leaseTimer.shutdownNow();
+    for (BraidOutputStream out : new ArrayList<>(writers.keySet())) {
+      out.abandon();
+    }
+    writers.clear();
+    rpc.close();
+    try {
+      if (!leaseTimer.awaitTermination(5, TimeUnit.SECONDS)) {
+        LOG.warn("{}: lease thread did not stop within 5 s", name);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Builds and connects a {@link BraidClient}.
+   *
+   * <p>Thread-safety: not thread-safe.
+   */
+  public static final class Builder {
+    private final BraidConfig config;
+    private String user = System.getProperty("user.name", "nobody");
+    private List<String> groups = List.of();
+    private String name = "client-" + IDS.incrementAndGet();
+
+    private Builder(BraidConfig config) {
+      this.config = config;
+    }
+
+    /** The user the client acts as (default: the JVM's user.name). */
+    public Builder user(String newUser) {
+      this.user = newUser;
+      return this;
+    }
+
+    /** The user's groups (default: one group named like the user). */
+    public Builder groups(List<String> newGroups) {
+      this.groups = List.copyOf(newGroups);
+      return this;
+    }
+
+    /** The name in logs and thread names. */
+    public Builder name(String newName) {
+      this.name = newName;
+      return this;
+    }
+
+    /**
+     * Connects: asks the MDS for the cluster's defaults, failing over as configured.
+     *
+     * @throws IOException UNAVAILABLE if no MDS answered within the failover timeout
+     * @throws IllegalArgumentException naming a configuration key whose value is invalid
+     */
+    public BraidClient build() throws IOException {
+      return new BraidClient(this);
+    }
+  }
+}
