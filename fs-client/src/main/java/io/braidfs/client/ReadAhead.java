@@ -107,7 +107,9 @@ final class ReadAhead {
       int in = (int) (pos + copied - b.offset);
       int k = Math.min(n - copied, b.length - in);
       int have = Math.max(0, Math.min(k, data.readableBytes() - in));
-      dst.writeBytes(data, data.readerIndex() + in, have);
+      if (have > 0) {
+        dst.writeBytes(data, data.readerIndex() + in, have);
+      }
       dst.writeZero(k - have); // a hole in the file
       b.consumed += k;
       copied += k;

@@ -56,6 +56,7 @@ public final class MiniCluster implements AutoCloseable {
   private final Map<String, String> extra;
   private final List<@Nullable DataServer> dataServers = new ArrayList<>();
   private final List<RpcClient> clients = new ArrayList<>();
+  private final List<BraidClient> braidClients = new ArrayList<>();
   private @Nullable MdsServer mds;
 
   private MiniCluster(Builder b) {
@@ -183,6 +184,29 @@ public final class MiniCluster implements AutoCloseable {
     return c;
   }
 
+  /** A connected {@link BraidClient} acting as {@code user}; closed by the cluster. */
+  public BraidClient newBraidClient(String user) throws IOException {
+    return newBraidClient(user, Map.of());
+  }
+
+  /**
+   * A connected {@link BraidClient} acting as {@code user} (groups: {@code user}), with client
+   * settings ({@code braid.client.*}) on top of the cluster's address; closed by the cluster.
+   */
+  public BraidClient newBraidClient(String user, Map<String, String> settings) throws IOException {
+    Map<String, String> c = new HashMap<>();
+    c.put(ClientConfigKeys.MDS.name(), HostPort.of(mdsAddress()).toString());
+    c.putAll(settings);
+    BraidClient b =
+        BraidClient.builder(BraidConfig.fromMap(c))
+            .user(user)
+            .groups(List.of(user))
+            .name("test-" + user)
+            .build();
+    braidClients.add(b);
+    return b;
+  }
+
   /** The MDS calls of the data path, over {@code client}. */
   public ChunkService chunkService(RpcClient client) {
     return new MetadataClient(client, List.of(mdsAddress()), Duration.ofSeconds(10));
@@ -233,6 +257,10 @@ public final class MiniCluster implements AutoCloseable {
 
   @Override
   public void close() {
+    for (BraidClient c : braidClients) {
+      c.close();
+    }
+    braidClients.clear();
     for (RpcClient c : clients) {
       c.close();
     }
