@@ -174,6 +174,10 @@ public final class BraidClient implements AutoCloseable {
     return defaults;
   }
 
+  MetadataClient metadata() {
+    return mds;
+  }
+
   /** The read-ahead memory all of this client's streams share. */
   public PrefetchBudget prefetchBudget() {
     return budget;

@@ -84,10 +84,14 @@ final class MetadataClient implements ChunkService {
         throw e;
       } catch (IOException e) {
         Status s = StatusExceptions.statusOf(e);
-        if (s != Status.NOT_LEADER
-            && s != Status.UNAVAILABLE
-            && s != Status.DEADLINE_EXCEEDED
-            && s != Status.BUSY) {
+        // A server's own UNAVAILABLE ("too few data servers") is its answer; only a connection
+        // that could not carry the call, or NOT_LEADER and BUSY answers, send it elsewhere.
+        boolean answered = RemoteErrorInfo.of(e).isPresent();
+        boolean retry =
+            s == Status.NOT_LEADER
+                || s == Status.BUSY
+                || (!answered && (s == Status.UNAVAILABLE || s == Status.DEADLINE_EXCEEDED));
+        if (!retry) {
           throw e;
         }
         tried++;
@@ -114,6 +118,11 @@ final class MetadataClient implements ChunkService {
         }
       }
     }
+  }
+
+  /** Sends the next call to {@code address} first (tests; a restarted leader's new address). */
+  synchronized void moveTo(InetSocketAddress address) {
+    leader = address;
   }
 
   /** After a failed attempt on {@code failed}: go to the hinted leader, else the next address. */

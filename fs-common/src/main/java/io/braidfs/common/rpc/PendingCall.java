@@ -91,8 +91,8 @@ final class PendingCall<Q extends Message, R extends Message> {
         ErrorInfo error = ErrorInfo.parseFrom(frame.message().nioBuffer());
         String hint =
             error.getLeaderHint().isEmpty() ? "" : " (leader: " + error.getLeaderHint() + ")";
-        boolean details = !error.getLeaderHint().isEmpty() || error.getFailedServerId() != 0;
-        fail(status, error.getMessage() + hint, details ? new RemoteErrorInfo(error) : null);
+        // Always attached: it also tells a server's answer from a local failure of the same status.
+        fail(status, error.getMessage() + hint, new RemoteErrorInfo(error));
         return null;
       }
       R message = method.responseParser().parseFrom(frame.message().nioBuffer());

@@ -5,9 +5,9 @@ import java.util.Optional;
 
 /**
  * Carries a failed call's {@link ErrorInfo} details (leader hint, failed data server) to the
- * caller, as the cause of the status exception the call's future fails with. Only attached when the
- * server sent details beyond the message. It has no stack trace: it stands for the server's answer,
- * not for anything that happened locally.
+ * caller, as the cause of the status exception the call's future fails with; attached to every
+ * failure the server answered, so callers can tell it from a local one. It has no stack trace: it
+ * stands for the server's answer, not for anything that happened locally.
  *
  * <p>Thread-safety: immutable.
  */
@@ -34,7 +34,10 @@ public final class RemoteErrorInfo extends Exception {
     return info;
   }
 
-  /** The details a call failure carries, if the server sent any. */
+  /**
+   * The details a call failure carries: present exactly when the failure is the server's answer,
+   * absent when the call failed locally (no connection, a timeout, the client closed).
+   */
   public static Optional<ErrorInfo> of(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof RemoteErrorInfo r) {
