@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -54,6 +55,7 @@ public final class MiniCluster implements AutoCloseable {
   private final Path dir;
   private final int dataServerCount;
   private final Map<String, String> extra;
+  private final IntFunction<Map<String, String>> perDataServer;
   private final List<@Nullable DataServer> dataServers = new ArrayList<>();
   private final List<RpcClient> clients = new ArrayList<>();
   private final List<BraidClient> braidClients = new ArrayList<>();
@@ -63,6 +65,7 @@ public final class MiniCluster implements AutoCloseable {
     this.dir = b.dir;
     this.dataServerCount = b.dataServers;
     this.extra = Map.copyOf(b.config);
+    this.perDataServer = b.perDataServer;
   }
 
   public static Builder builder(Path dir) {
@@ -163,6 +166,7 @@ public final class MiniCluster implements AutoCloseable {
     c.put(DataServerConfigKeys.MDS.name(), HostPort.of(mdsAddress()).toString());
     c.put(DataServerConfigKeys.REGISTER_RETRY.name(), "50ms");
     c.putAll(extra);
+    c.putAll(perDataServer.apply(i));
     DataServer d = new DataServer(BraidConfig.fromMap(c), "ds-" + i);
     d.start();
     dataServers.set(i, d);
@@ -280,6 +284,7 @@ public final class MiniCluster implements AutoCloseable {
     private final Path dir;
     private int dataServers = 3;
     private final Map<String, String> config = new HashMap<>();
+    private IntFunction<Map<String, String>> perDataServer = i -> Map.of();
 
     private Builder(Path dir) {
       this.dir = dir;
@@ -294,6 +299,15 @@ public final class MiniCluster implements AutoCloseable {
     /** Sets a configuration key on every server. */
     public Builder config(String key, String value) {
       config.put(key, value);
+      return this;
+    }
+
+    /**
+     * Keys for single data servers: {@code perServer.apply(i)} is applied over {@link #config} at
+     * every (re)start of data server {@code i} (say, to give each its own advertised port).
+     */
+    public Builder dataServerConfig(IntFunction<Map<String, String>> perServer) {
+      this.perDataServer = perServer;
       return this;
     }
 

@@ -160,7 +160,7 @@ public final class DataServer implements Service {
             t,
             new MdsLink.Registration(
                 advertisedHost(bound),
-                bound.getPort(),
+                advertisedPort(bound),
                 config.get(DataServerConfigKeys.RACK),
                 version()),
             config.get(DataServerConfigKeys.REGISTER_RETRY),
@@ -179,6 +179,11 @@ public final class DataServer implements Service {
       return bound.getAddress().getHostAddress();
     }
     return InetAddress.getLocalHost().getHostName();
+  }
+
+  private int advertisedPort(InetSocketAddress bound) {
+    int configured = config.get(DataServerConfigKeys.ADVERTISED_PORT);
+    return configured != 0 ? configured : bound.getPort();
   }
 
   private static String version() {

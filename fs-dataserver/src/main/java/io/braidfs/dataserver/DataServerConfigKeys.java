@@ -28,6 +28,15 @@ public final class DataServerConfigKeys implements ConfigKeySet {
           "Host name or address clients reach this server by, as registered with the MDS; empty"
               + " means the listening address, or this machine's name if that is a wildcard.");
 
+  public static final ConfigKey<Integer> ADVERTISED_PORT =
+      ConfigKey.integer(
+          "braid.dataserver.advertised-port",
+          0,
+          0,
+          65535,
+          "Port clients reach this server by, as registered with the MDS, when it differs from the"
+              + " listening port (port forwarding, NAT, a proxy); 0 means the listening port.");
+
   public static final ConfigKey<List<String>> DIRS =
       ConfigKey.stringList(
           "braid.dataserver.dirs",
@@ -97,6 +106,7 @@ public final class DataServerConfigKeys implements ConfigKeySet {
       List.of(
           ADDRESS,
           ADVERTISED_HOST,
+          ADVERTISED_PORT,
           DIRS,
           MDS,
           RACK,
