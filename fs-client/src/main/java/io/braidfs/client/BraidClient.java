@@ -720,7 +720,12 @@ public final class BraidClient implements AutoCloseable {
         new StripedReader(rpc, mds, health, options.data(), a.getInodeId(), p, layout);
     BraidInputStream in =
         new BraidInputStream(
-            p, a.getInodeId(), reader, new ReadAhead(reader, budget, options, layout.stripeUnit()));
+            this,
+            p,
+            a.getInodeId(),
+            reader,
+            new ReadAhead(reader, budget, options, layout.stripeUnit()));
+    readers.put(in, Boolean.TRUE);
     return in;
   }
 
@@ -733,6 +738,10 @@ public final class BraidClient implements AutoCloseable {
 
   void writerClosed(BraidOutputStream out) {
     writers.remove(out);
+  }
+
+  void readerClosed(BraidInputStream in) {
+    readers.remove(in);
   }
 
   private void renewLeases() {
@@ -785,6 +794,9 @@ public final class BraidClient implements AutoCloseable {
       out.abandon();
     }
     writers.clear();
+    for (BraidInputStream in : new ArrayList<>(readers.keySet())) {
+      in.close(); // gives its read-ahead memory back
+    }
     rpc.close();
     try {
       if (!leaseTimer.awaitTermination(5, TimeUnit.SECONDS)) {

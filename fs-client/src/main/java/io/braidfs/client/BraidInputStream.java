@@ -18,6 +18,7 @@ import java.nio.ByteBuffer;
  * may run concurrently with each other and with sequential reads.
  */
 public final class BraidInputStream extends InputStream {
+  private final BraidClient client;
   private final String path;
   private final long inodeId;
   private final StripedReader reader;
@@ -25,7 +26,9 @@ public final class BraidInputStream extends InputStream {
   private long pos;
   private boolean closed;
 
-  BraidInputStream(String path, long inodeId, StripedReader reader, ReadAhead readAhead) {
+  BraidInputStream(
+      BraidClient client, String path, long inodeId, StripedReader reader, ReadAhead readAhead) {
+    this.client = client;
     this.path = path;
     this.inodeId = inodeId;
     this.reader = reader;
@@ -199,6 +202,7 @@ public final class BraidInputStream extends InputStream {
     if (!closed) {
       closed = true;
       readAhead.close();
+      client.readerClosed(this);
     }
   }
 

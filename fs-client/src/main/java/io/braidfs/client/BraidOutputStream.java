@@ -1,6 +1,7 @@
 package io.braidfs.client;
 
 import io.braidfs.client.data.StripedWriter;
+import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.proto.CommitResponse;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
@@ -151,7 +152,7 @@ public final class BraidOutputStream extends OutputStream {
         failure = lost;
       }
       if (failure != null) {
-        throw failure;
+        throw again(failure);
       }
       CommitResponse r;
       try {
@@ -183,6 +184,18 @@ public final class BraidOutputStream extends OutputStream {
     leaseLost = why;
   }
 
+  /**
+   * The stream's failure for a later call: a new exception with the same status and the original as
+   * its cause (rethrowing the same instance from close() would break try-with-resources, which
+   * cannot add an exception to itself as suppressed).
+   */
+  private IOException again(IOException original) {
+    return StatusExceptions.toIOException(
+        StatusExceptions.statusOf(original),
+        path + ": the stream failed earlier: " + original.getMessage(),
+        original);
+  }
+
   private IOException fail(IOException e) {
     if (failure == null) {
       failure = e;
@@ -195,7 +208,7 @@ public final class BraidOutputStream extends OutputStream {
       throw new IOException(path + ": stream is closed");
     }
     if (failure != null) {
-      throw failure;
+      throw again(failure);
     }
     IOException lost = leaseLost;
     if (lost != null) {

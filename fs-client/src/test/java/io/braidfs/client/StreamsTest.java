@@ -74,8 +74,8 @@ class StreamsTest {
     }
     assertThat(first).as("a write or hflush failed once the data servers were gone").isNotNull();
     IOException failure = first;
-    assertThatThrownBy(() -> out.write(1)).isSameAs(failure);
-    assertThatThrownBy(out::close).isSameAs(failure);
+    assertThatThrownBy(() -> out.write(1)).hasCause(failure);
+    assertThatThrownBy(out::close).hasCause(failure);
     out.close(); // a second close does nothing
     assertThat(c.lstat("/doomed").size()).isEqualTo(block.length); // the last hflush
   }
@@ -147,8 +147,21 @@ class StreamsTest {
   void closingTheClientLeavesNoThreads() throws IOException {
     start(1, Map.of());
     BraidClient c = cluster.newBraidClient("root");
-    OutputStream out = c.create("/abandoned");
+    OutputStream out =
+        c.create(
+            "/abandoned",
+            CreateOptions.defaults()
+                .withLayout(LayoutSpec.newBuilder().setStripeWidth(1).setReplication(1).build()));
     out.write(new byte[100]);
+    out.flush();
+    LayoutSpec single = LayoutSpec.newBuilder().setStripeWidth(1).setReplication(1).build();
+    try (OutputStream done = c.create("/read-me", CreateOptions.defaults().withLayout(single))) {
+      done.write(new byte[3 << 20]);
+    }
+    BraidInputStream in = c.open("/read-me");
+    in.read(new byte[1000]);
+    in.read(new byte[1000]); // sequential: read-ahead holds memory now
+    assertThat(c.prefetchBudget().used()).isPositive();
     List<String> before = Await.braidThreads();
     c.close();
     c.close();
@@ -157,6 +170,9 @@ class StreamsTest {
         Duration.ofSeconds(10),
         () -> Await.braidThreads().stream().noneMatch(t -> t.contains("test-root")));
     assertThat(before).anyMatch(t -> t.contains("test-root"));
+    Await.until(
+        "read-ahead memory returned", Duration.ofSeconds(5), () -> c.prefetchBudget().used() == 0);
+    assertThatThrownBy(() -> in.read()).hasMessageContaining("closed");
     assertThatThrownBy(() -> c.create("/after-close")).hasMessageContaining("closed");
   }
 }

@@ -238,12 +238,21 @@ public final class RpcClient implements Service {
     if (!lifeCycle.closeTransition()) {
       return;
     }
+    long grace = options.shutdownGrace().toMillis();
+    List<io.netty.channel.ChannelFuture> closing = new ArrayList<>();
     for (RpcConnection c : new ArrayList<>(connections.values())) {
-      c.close(name + " closed");
+      closing.add(c.close(name + " closed"));
     }
     connections.clear();
+    // Wait for the channels to close before the loops stop: closing fails the calls still pending
+    // (their futures complete) and releases what the decoders hold; a loop shut down first can
+    // drop those tasks.
+    for (io.netty.channel.ChannelFuture f : closing) {
+      if (!f.awaitUninterruptibly(grace + 1000)) {
+        LOG.warn("{}: a connection did not close within {} ms", name, grace + 1000);
+      }
+    }
     if (group != null) {
-      long grace = options.shutdownGrace().toMillis();
       Future<?> f = group.shutdownGracefully(0, grace, TimeUnit.MILLISECONDS);
       if (!f.awaitUninterruptibly(grace + 1000)) {
         LOG.warn("{}: event loops did not stop within {} ms", name, grace + 1000);

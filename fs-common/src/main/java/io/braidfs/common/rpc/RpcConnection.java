@@ -313,11 +313,12 @@ public final class RpcConnection {
   }
 
   /** Closes the connection; every call in flight fails with UNAVAILABLE and this reason. */
-  void close(String reason) {
+  /** Closes the connection; the returned future completes once every pending call has failed. */
+  ChannelFuture close(String reason) {
     if (closeReason == null) {
       closeReason = reason;
     }
-    channel.close();
+    return channel.close();
   }
 
   /** On the event loop once the channel is closed: fails everything still pending. */
