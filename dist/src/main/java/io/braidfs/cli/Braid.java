@@ -1,5 +1,7 @@
 package io.braidfs.cli;
 
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
 import java.time.Duration;
@@ -11,16 +13,19 @@ import picocli.CommandLine.Spec;
 /**
  * The {@code braid} command: the entry point of every Braid process an operator starts.
  *
- * <p>Each subcommand is a class of this package registered below ({@code braid mds} and {@code
- * braid dataserver} today; {@code braid local} and {@code braid fs} come with the client). Servers
- * run in the foreground until {@link #stopSignal()} fires, which {@link #main} wires to SIGTERM and
- * Ctrl-C through its shutdown hook; tests fire it themselves.
+ * <p>Each subcommand is a class of this package registered below: {@code braid mds}, {@code braid
+ * dataserver}, {@code braid local} (a whole cluster in one process) and {@code braid fs} (file
+ * tools). Servers run in the foreground until {@link #stopSignal()} fires, which {@link #main}
+ * wires to SIGTERM and Ctrl-C through its shutdown hook; tests fire it themselves. File tools check
+ * it between buffers of a long copy, so Ctrl-C stops those too.
  *
  * <p>Exit codes: {@value #EXIT_OK} on success (also after a server was stopped by a signal),
  * {@value #EXIT_FAILURE} when the work failed (a server could not start), {@value #EXIT_USAGE} for
  * a usage error (an unknown option, a missing subcommand, an unknown configuration key or an
  * invalid value). Every error is one line on stderr; a server's logs go to stderr too, so stdout
- * carries only what a command prints on purpose.
+ * carries only what a command prints on purpose. Text goes to stdout through the command line's
+ * {@code PrintWriter}; file contents ({@code braid fs cat}) go as bytes to {@link #stdout()}, and
+ * {@code braid fs put -} reads {@link #stdin()}.
  *
  * <p>Thread-safety: not thread-safe; one instance serves one command line.
  */
@@ -29,7 +34,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Braid, a distributed file system: servers, the local cluster and file tools.",
-    subcommands = {MdsCommand.class, DataServerCommand.class})
+    subcommands = {MdsCommand.class, DataServerCommand.class, LocalCommand.class, FsCommand.class})
 public final class Braid implements Runnable {
   /** Exit code of a command that did its work (or a server stopped on request). */
   public static final int EXIT_OK = 0;
@@ -44,17 +49,43 @@ public final class Braid implements Runnable {
   private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
 
   private final StopSignal stopSignal;
+  private final InputStream stdin;
+  private final OutputStream stdout;
 
   @Spec CommandSpec spec;
 
-  /** A command whose servers stop when {@code stopSignal} is requested. */
+  /**
+   * A command whose servers stop when {@code stopSignal} is requested, on the process's streams.
+   */
   public Braid(StopSignal stopSignal) {
+    this(stopSignal, System.in, System.out);
+  }
+
+  /**
+   * A command whose servers stop when {@code stopSignal} is requested, reading file contents from
+   * {@code stdin} and writing them to {@code stdout}.
+   */
+  public Braid(StopSignal stopSignal, InputStream stdin, OutputStream stdout) {
     this.stopSignal = stopSignal;
+    this.stdin = stdin;
+    this.stdout = stdout;
   }
 
   /** The signal servers started by this command wait for. */
   StopSignal stopSignal() {
     return stopSignal;
+  }
+
+  /** Where file contents come from ({@code braid fs put -}); never closed by a command. */
+  InputStream stdin() {
+    return stdin;
+  }
+
+  /**
+   * Where file contents go ({@code braid fs cat}) as bytes; flushed, never closed, by a command.
+   */
+  OutputStream stdout() {
+    return stdout;
   }
 
   /** {@code braid} alone: a subcommand is missing. */
@@ -68,7 +99,25 @@ public final class Braid implements Runnable {
    * output to {@code out} and errors to {@code err}.
    */
   public static CommandLine commandLine(StopSignal stopSignal, PrintWriter out, PrintWriter err) {
-    CommandLine cmd = new CommandLine(new Braid(stopSignal));
+    return commandLine(new Braid(stopSignal), out, err);
+  }
+
+  /**
+   * The command line for {@code braid} as above, with file contents read from {@code stdin} and
+   * written to {@code stdout} as bytes; {@code out} should write to the same place as {@code
+   * stdout}.
+   */
+  public static CommandLine commandLine(
+      StopSignal stopSignal,
+      InputStream stdin,
+      OutputStream stdout,
+      PrintWriter out,
+      PrintWriter err) {
+    return commandLine(new Braid(stopSignal, stdin, stdout), out, err);
+  }
+
+  private static CommandLine commandLine(Braid braid, PrintWriter out, PrintWriter err) {
+    CommandLine cmd = new CommandLine(braid);
     cmd.setOut(out);
     cmd.setErr(err);
     cmd.setParameterExceptionHandler(Errors::usage);
@@ -87,10 +136,15 @@ public final class Braid implements Runnable {
     Charset charset = Charset.defaultCharset();
     PrintWriter out = new PrintWriter(System.out, true, charset);
     PrintWriter err = new PrintWriter(System.err, true, charset);
-    int code = commandLine(stop, out, err).execute(args);
-    out.flush();
-    err.flush();
-    stop.finished(code);
+    int code = EXIT_FAILURE;
+    try {
+      code = commandLine(stop, out, err).execute(args);
+    } finally {
+      // Also when an Error escapes (a broken classpath): the hook must not wait for a stop.
+      out.flush();
+      err.flush();
+      stop.finished(code);
+    }
     System.exit(code);
   }
 

@@ -21,9 +21,10 @@ import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
- * The configuration options every server subcommand shares: {@code --conf FILE} (a properties file)
- * and {@code -D key=value}. A subcommand's own flags (such as {@code braid mds --address}) override
- * {@code -D}, which overrides the file, which overrides the defaults.
+ * The configuration options every subcommand that talks to or runs servers shares: {@code --conf
+ * FILE} (a properties file) and {@code -D key=value}. A subcommand's own flags (such as {@code
+ * braid mds --address}) override {@code -D}, which overrides the file, which overrides the
+ * defaults.
  *
  * <p>Unlike {@link BraidConfig}, which only warns about keys it does not know, the command line
  * refuses them: a key nobody declares in a file an operator wrote is a mistake worth stopping for.
@@ -52,8 +53,19 @@ public final class ConfigOptions {
    * @throws ConfigException if the file cannot be read, or a key is unknown or its value invalid
    */
   public BraidConfig load(CommandLine cmd, Map<String, String> flags) {
+    return load(cmd, Map.of(), flags);
+  }
+
+  /**
+   * The configuration: the command's own {@code defaults} (such as {@code braid local}'s), then the
+   * file, then {@code -D}, then {@code flags}, each overriding the ones before.
+   *
+   * @throws ConfigException if the file cannot be read, or a key is unknown or its value invalid
+   */
+  public BraidConfig load(
+      CommandLine cmd, Map<String, String> defaults, Map<String, String> flags) {
     ConfigKeyRegistry registry = ConfigKeyRegistry.discover();
-    Map<String, String> entries = new TreeMap<>();
+    Map<String, String> entries = new TreeMap<>(defaults);
     List<String> problems = new ArrayList<>();
     if (confFile != null) {
       String source = "in " + confFile;

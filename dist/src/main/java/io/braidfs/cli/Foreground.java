@@ -9,12 +9,13 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /**
- * Runs a server in the foreground, the way every server subcommand does: start it, print one line
- * saying where it serves, wait for the {@link StopSignal}, close it.
+ * Runs a server in the foreground, the way every server subcommand does: start it, print where it
+ * serves (one line for a server, a few for {@code braid local}), wait for the {@link StopSignal},
+ * close it.
  *
  * <p>A start failure (a port in use, a store locked by another process) is reported as one line on
  * stderr naming the cause, with the stack trace only at DEBUG: the operator needs the cause, not a
- * trace. The ready line is the only thing written to stdout, so scripts and tests can parse it.
+ * trace. The ready text is the only thing written to stdout, so scripts and tests can parse it.
  *
  * <p>Thread-safety: stateless; {@link #run} blocks the calling thread until the server is closed.
  */

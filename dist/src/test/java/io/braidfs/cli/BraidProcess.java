@@ -75,6 +75,58 @@ final class BraidProcess implements AutoCloseable {
     return new BraidProcess(p, log);
   }
 
+  /**
+   * Starts {@code command} (such as the {@code ./braid} wrapper with its arguments) in {@code dir}
+   * with {@code env} added to this process's environment; its stderr goes to {@code log}.
+   *
+   * @throws IOException if the process cannot be started
+   */
+  static BraidProcess startCommand(
+      Path log, Path dir, java.util.Map<String, String> env, List<String> command)
+      throws IOException {
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .redirectInput(ProcessBuilder.Redirect.PIPE);
+    pb.environment().putAll(env);
+    return new BraidProcess(pb.start(), log);
+  }
+
+  /**
+   * Waits for a stdout line matching {@code line} and returns its match; fails if the process ends
+   * first or the line does not come within {@code timeout}.
+   */
+  Matcher awaitLine(Pattern line, Duration timeout) throws InterruptedException {
+    Await.until(
+        line + " on stdout; " + log, timeout, () -> find(line) != null || !process.isAlive());
+    Matcher m = find(line);
+    if (m == null) {
+      reader.join(1000);
+      m = find(line);
+    }
+    if (m == null) {
+      fail(
+          "braid ended (alive: %s) before printing %s; %s", process.isAlive(), line, diagnostics());
+    }
+    return m;
+  }
+
+  private @Nullable Matcher find(Pattern line) {
+    for (String l : stdout) {
+      Matcher m = line.matcher(l);
+      if (m.matches()) {
+        return m;
+      }
+    }
+    return null;
+  }
+
+  /** The process itself, for its descendants and its command. */
+  Process process() {
+    return process;
+  }
+
   private void readStdout() {
     try (BufferedReader in =
         new BufferedReader(

@@ -1,0 +1,195 @@
+package io.braidfs.cli;
+
+import io.braidfs.client.BraidClient;
+import io.braidfs.client.BraidInputStream;
+import io.braidfs.client.BraidOutputStream;
+import io.braidfs.client.CreateOptions;
+import io.braidfs.client.DirectoryEntry;
+import io.braidfs.client.FileAttributes;
+import io.braidfs.proto.ContentSummaryResponse;
+import io.braidfs.proto.GetLayoutPolicyResponse;
+import io.braidfs.proto.LayoutSpec;
+import io.braidfs.proto.RenameSemantics;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.util.List;
+
+/**
+ * The {@link BraidClient} calls {@code braid fs} makes, each turning a failure into a {@link
+ * PathFailure} that names the path it was about, plus the command's streams and stop signal.
+ *
+ * <p>Paths given to it are resolved with {@link #resolve}: one without a leading {@code /} is taken
+ * from the root.
+ *
+ * <p>Thread-safety: as {@link BraidClient}; one command uses it on one thread.
+ */
+final class FsSession {
+  /** Mode of new directories before the client's umask: 0777, so 0755 with the usual 022. */
+  static final int DIRECTORY_MODE = 0777;
+
+  private final BraidClient client;
+  private final StopSignal stop;
+  private final Braid braid;
+  private final String name;
+  private final PrintWriter err;
+
+  /**
+   * A session of the command {@code name} (such as {@code braid fs rm}) over {@code client}, with
+   * the streams of {@code braid} and errors reported on {@code err}.
+   */
+  FsSession(BraidClient client, StopSignal stop, Braid braid, String name, PrintWriter err) {
+    this.client = client;
+    this.stop = stop;
+    this.braid = braid;
+    this.name = name;
+    this.err = err;
+  }
+
+  /** Something done to one path of several. */
+  @FunctionalInterface
+  interface PathWork {
+    void run(String path) throws PathFailure;
+  }
+
+  /**
+   * Runs {@code work} on every path (resolved) in turn, reporting each failure as one line and
+   * going on with the next path, as rm(1) and cat(1) do; a stop request ends the loop.
+   *
+   * @return {@link Braid#EXIT_OK} if every path succeeded, else {@link Braid#EXIT_FAILURE}
+   */
+  int each(List<String> paths, PathWork work) {
+    int code = Braid.EXIT_OK;
+    for (String p : paths) {
+      if (stop.isRequested()) {
+        report(new PathFailure(resolve(p), "interrupted"));
+        return Braid.EXIT_FAILURE;
+      }
+      try {
+        work.run(resolve(p));
+      } catch (PathFailure e) {
+        report(e);
+        code = Braid.EXIT_FAILURE;
+      }
+    }
+    return code;
+  }
+
+  /** Reports a failure as the command's one line on stderr. */
+  void report(PathFailure e) {
+    err.println(name + ": " + e.getMessage());
+    err.flush();
+  }
+
+  /** {@code path} as a Braid path: absolute, a relative one taken from the root. */
+  static String resolve(String path) {
+    return path.startsWith("/") ? path : "/" + path;
+  }
+
+  /** The signal a long copy checks between buffers. */
+  StopSignal stop() {
+    return stop;
+  }
+
+  /** Where file contents go as bytes ({@code cat}). */
+  OutputStream stdout() {
+    return braid.stdout();
+  }
+
+  /** Where file contents come from ({@code put -}). */
+  InputStream stdin() {
+    return braid.stdin();
+  }
+
+  /** A source of a value that may fail with an {@link IOException}. */
+  @FunctionalInterface
+  private interface Call<T> {
+    T call() throws IOException;
+  }
+
+  private static <T> T on(String path, Call<T> call) throws PathFailure {
+    try {
+      return call.call();
+    } catch (PathFailure e) {
+      throw e;
+    } catch (IOException e) {
+      throw new PathFailure(path, e);
+    }
+  }
+
+  FileAttributes stat(String path) throws PathFailure {
+    return on(path, () -> client.stat(path));
+  }
+
+  FileAttributes lstat(String path) throws PathFailure {
+    return on(path, () -> client.lstat(path));
+  }
+
+  /** Whether {@code path} exists; other failures than NOT_FOUND are thrown. */
+  boolean exists(String path) throws PathFailure {
+    return on(path, () -> client.exists(path));
+  }
+
+  List<DirectoryEntry> list(String path) throws PathFailure {
+    return on(path, () -> client.list(path));
+  }
+
+  void mkdir(String path) throws PathFailure {
+    on(path, () -> client.mkdir(path, DIRECTORY_MODE));
+  }
+
+  void mkdirs(String path) throws PathFailure {
+    on(path, () -> client.mkdirs(path, DIRECTORY_MODE));
+  }
+
+  void delete(String path, boolean recursive) throws PathFailure {
+    on(path, () -> client.delete(path, recursive));
+  }
+
+  /** Hadoop rename: into {@code destination} if it is a directory; never replaces a file. */
+  String move(String source, String destination) throws PathFailure {
+    return on(
+        source,
+        () ->
+            client.rename(
+                source, destination, RenameSemantics.RENAME_SEMANTICS_HADOOP, false, false));
+  }
+
+  /** POSIX rename of {@code source} onto {@code destination}, replacing it unless told not to. */
+  void replace(String source, String destination, boolean noReplace) throws PathFailure {
+    on(
+        destination,
+        () ->
+            client.rename(
+                source, destination, RenameSemantics.RENAME_SEMANTICS_POSIX, noReplace, false));
+  }
+
+  ContentSummaryResponse contentSummary(String path) throws PathFailure {
+    return on(path, () -> client.contentSummary(path));
+  }
+
+  GetLayoutPolicyResponse layoutPolicy(String path) throws PathFailure {
+    return on(path, () -> client.layoutPolicy(path));
+  }
+
+  LayoutSpec setLayoutPolicy(String path, LayoutSpec policy) throws PathFailure {
+    return on(path, () -> client.setLayoutPolicy(path, policy));
+  }
+
+  LayoutSpec clearLayoutPolicy(String path) throws PathFailure {
+    return on(path, () -> client.clearLayoutPolicy(path));
+  }
+
+  /**
+   * Creates {@code path}, replacing a file already there, and opens it to write; a failure names
+   * {@code shownAs} (the file the user asked for, when {@code path} is a temporary name for it).
+   */
+  BraidOutputStream create(String path, String shownAs) throws PathFailure {
+    return on(shownAs, () -> client.create(path, CreateOptions.defaults().withOverwrite(true)));
+  }
+
+  BraidInputStream open(String path) throws PathFailure {
+    return on(path, () -> client.open(path));
+  }
+}

@@ -1,0 +1,244 @@
+package io.braidfs.cli;
+
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.rpc.HostPort;
+import io.braidfs.mds.access.MdsSecurityConfigKeys;
+import io.braidfs.mds.namespace.NamespaceConfigKeys;
+import io.braidfs.mds.server.MdsConfigKeys;
+import io.braidfs.mds.store.MdsStoreConfigKeys;
+import java.io.File;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code braid local}: a whole cluster, one MDS and N data servers, in this process, on loopback,
+ * with its data kept under one directory across restarts ({@link LocalCluster}). It runs in the
+ * foreground until SIGTERM or Ctrl-C, which close the data servers, then the MDS, and exit 0.
+ *
+ * <p>Once every data server has registered it prints, on stdout, the cluster's {@code braid://}
+ * URI, how to reach it with {@code braid fs}, Hadoop and Spark, and last a line starting with
+ * {@value #READY}, which scripts and tests wait for. Logs go to stderr.
+ *
+ * <p>Defaults that suit one machine, each overridable with {@code -D} or {@code --conf}: the user
+ * who starts it is the superuser (so {@code braid fs} run by the same user may do anything), and
+ * the default stripe width and replication are at most the number of data servers.
+ *
+ * <p>Thread-safety: not thread-safe; picocli fills it in and calls it on one thread.
+ */
+@Command(
+    name = "local",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    description = {
+      "Runs a whole cluster in this process: an MDS and N data servers on 127.0.0.1, with their"
+          + " data kept under one directory (DIR/mds, DIR/ds1..dsN) across restarts.",
+      "Prints the braid:// URI and how to reach it, then '" + LocalCommand.READY + " ...'.",
+      "Runs until Ctrl-C or SIGTERM. -D and --conf apply to every server; addresses and"
+          + " directories are set by the options below."
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:stopped on request",
+      "1:could not start (port in use, data directory used by another braid local, ...)",
+      "2:bad command line or configuration"
+    })
+final class LocalCommand implements Callable<Integer> {
+  /** The start of the last line printed once the cluster serves. */
+  static final String READY = "braid local ready";
+
+  /** The most data servers one process runs. */
+  static final int MAX_DATA_SERVERS = 64;
+
+  /** The Hadoop FileSystem class of {@code braid://} (fs-hadoop). */
+  static final String HADOOP_FILE_SYSTEM = "io.braidfs.hadoop.BraidFileSystem";
+
+  @ParentCommand @Nullable Braid parent;
+
+  @Spec @Nullable CommandSpec spec;
+
+  @Mixin ConfigOptions config = new ConfigOptions();
+
+  @Option(
+      names = "--data-servers",
+      paramLabel = "N",
+      defaultValue = "3",
+      description = "How many data servers (default: ${DEFAULT-VALUE}).")
+  int dataServers = 3;
+
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
+      description = "Where the cluster keeps its data (default: ~/.braid/local).")
+  @Nullable Path data;
+
+  @Option(
+      names = "--mds-port",
+      paramLabel = "PORT",
+      defaultValue = "7400",
+      description = "The MDS's port on 127.0.0.1 (default: ${DEFAULT-VALUE}); 0 picks a free one.")
+  int mdsPort = 7400;
+
+  @Option(
+      names = "--mount",
+      paramLabel = "DIR",
+      description = "Mount the file system here with FUSE (not available yet).")
+  @Nullable Path mount;
+
+  @Override
+  public Integer call() {
+    CommandSpec s = spec();
+    Path dir = dataDir();
+    BraidConfig cfg = configuration(dir);
+    if (mount != null) {
+      PrintWriter err = s.commandLine().getErr();
+      err.println(
+          s.qualifiedName()
+              + ": --mount "
+              + mount
+              + ": the FUSE mount is not available yet (fs-fuse has no mount); start without"
+              + " --mount");
+      err.flush();
+      return Braid.EXIT_FAILURE;
+    }
+    String where =
+        "mds 127.0.0.1:" + mdsPort + ", " + dataServers + " data servers, data " + dir.toString();
+    return Foreground.run(
+        s.commandLine(),
+        s.qualifiedName(),
+        where,
+        new LocalCluster(cfg, dir, dataServers),
+        LocalCommand::readyText,
+        parent().stopSignal());
+  }
+
+  /** The data directory, absolute. */
+  Path dataDir() {
+    Path d = data != null ? data : Path.of(System.getProperty("user.home"), ".braid", "local");
+    return d.toAbsolutePath().normalize();
+  }
+
+  /**
+   * Every server's configuration: braid local's defaults, the file, {@code -D}, then the MDS
+   * address and store from the options.
+   *
+   * @throws ParameterException if an option or any configuration is invalid
+   */
+  BraidConfig configuration(Path dir) {
+    CommandSpec s = spec();
+    if (dataServers < 1 || dataServers > MAX_DATA_SERVERS) {
+      throw new ParameterException(
+          s.commandLine(),
+          "--data-servers: " + dataServers + " is not from 1 to " + MAX_DATA_SERVERS);
+    }
+    if (mdsPort < 0 || mdsPort > 65535) {
+      throw new ParameterException(
+          s.commandLine(), "--mds-port: " + mdsPort + " is not from 0 to 65535");
+    }
+    Map<String, String> defaults = new LinkedHashMap<>();
+    defaults.put(MdsSecurityConfigKeys.SUPERUSER.name(), System.getProperty("user.name", "root"));
+    defaults.put(
+        NamespaceConfigKeys.STRIPE_WIDTH.name(), Integer.toString(Math.min(4, dataServers)));
+    defaults.put(
+        NamespaceConfigKeys.REPLICATION.name(), Integer.toString(Math.min(3, dataServers)));
+    Map<String, String> flags = new LinkedHashMap<>();
+    flags.put(MdsConfigKeys.ADDRESS.name(), "127.0.0.1:" + mdsPort);
+    flags.put(MdsStoreConfigKeys.DIR.name(), LocalCluster.mdsDir(dir).toString());
+    return config.load(s.commandLine(), defaults, flags);
+  }
+
+  /** What braid local prints once it serves: the URI, how to reach it, then the ready line. */
+  static String readyText(LocalCluster c) {
+    HostPort mds = c.mdsAddress();
+    String authority = mds.toString();
+    String command = System.getProperty("braid.command", "braid");
+    String hadoopJar = hadoopJar();
+    String coming =
+        hadoopFileSystemPresent()
+            ? ""
+            : "  (coming: fs-hadoop does not have " + HADOOP_FILE_SYSTEM + " yet)";
+    String nl = System.lineSeparator();
+    return "braid local: an MDS and "
+        + c.dataServerCount()
+        + " data servers, data in "
+        + c.dir()
+        + nl
+        + "  URI:    braid://"
+        + authority
+        + "/"
+        + nl
+        + "  Files:  "
+        + command
+        + " fs --mds "
+        + authority
+        + " ls /"
+        + nl
+        + "  Hadoop: -Dfs.defaultFS=braid://"
+        + authority
+        + " -Dfs.braid.impl="
+        + HADOOP_FILE_SYSTEM
+        + ", with "
+        + hadoopJar
+        + " on the classpath"
+        + coming
+        + nl
+        + "  Spark:  spark-submit --jars "
+        + hadoopJar
+        + " --conf spark.hadoop.fs.defaultFS=braid://"
+        + authority
+        + " --conf spark.hadoop.fs.braid.impl="
+        + HADOOP_FILE_SYSTEM
+        + " ..."
+        + coming
+        + nl
+        + READY
+        + " (Ctrl-C or SIGTERM stops it)";
+  }
+
+  private static boolean hadoopFileSystemPresent() {
+    try {
+      Class.forName(HADOOP_FILE_SYSTEM, false, LocalCommand.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
+  /** The fs-hadoop jar on this process's classpath (lib/ of the tarball), or a description. */
+  static String hadoopJar() {
+    for (String entry : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
+      Path p = Path.of(entry).toAbsolutePath().normalize();
+      Path name = p.getFileName();
+      if (name != null
+          && name.toString().startsWith("fs-hadoop")
+          && name.toString().endsWith(".jar")) {
+        return p.toString();
+      }
+    }
+    return "the fs-hadoop jar";
+  }
+
+  private CommandSpec spec() {
+    if (spec == null) {
+      throw new IllegalStateException("not created by picocli");
+    }
+    return spec;
+  }
+
+  private Braid parent() {
+    if (parent == null) {
+      throw new IllegalStateException("not run as a subcommand of braid");
+    }
+    return parent;
+  }
+}

@@ -1,0 +1,395 @@
+package io.braidfs.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.braidfs.common.testing.Await;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every {@code braid fs} subcommand against a {@code braid local} running in this JVM (3 data
+ * servers, shared by the tests, each working under its own directory): output, exit codes, and the
+ * one-line errors (exit code 1 naming the path and the status; exit code 2 for a bad command line).
+ */
+class FsCommandTest {
+  /** The URI line of braid local's ready text; the port in group 1. */
+  static final Pattern URI = Pattern.compile("\\s*URI:\\s+braid://127\\.0\\.0\\.1:(\\d+)/");
+
+  @TempDir static Path tmp;
+
+  private static InProcessBraid local;
+  private static String mds = "";
+
+  /** The outcome of one {@code braid} run: exit code, text on stdout, bytes on stdout, stderr. */
+  record Run(int code, String out, byte[] bytes, String err) {
+    List<String> errLines() {
+      return err.lines().toList();
+    }
+
+    List<String> outLines() {
+      return out.lines().toList();
+    }
+  }
+
+  @BeforeAll
+  static void startLocal() {
+    local =
+        new InProcessBraid(
+            "local",
+            "--data-servers",
+            "3",
+            "--data",
+            tmp.resolve("cluster").toString(),
+            "--mds-port",
+            "0");
+    local.awaitLine(Pattern.compile(Pattern.quote(LocalCommand.READY) + ".*"));
+    Matcher m = local.awaitLine(URI);
+    mds = "127.0.0.1:" + m.group(1);
+  }
+
+  @AfterAll
+  static void stopLocal() throws InterruptedException {
+    if (local == null) {
+      return;
+    }
+    local.stop.request();
+    assertThat(local.awaitExit()).isEqualTo(Braid.EXIT_OK);
+    Await.noBraidThreads(Duration.ofSeconds(10));
+  }
+
+  /** {@code braid fs --mds <local> args...} with {@code stdin} as its standard input. */
+  static Run fsWithInput(byte[] stdin, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    List<String> all = new ArrayList<>(List.of("fs", "--mds", mds));
+    all.addAll(List.of(args));
+    int code =
+        Braid.commandLine(
+                new StopSignal(),
+                new ByteArrayInputStream(stdin),
+                bytes,
+                new PrintWriter(out, true),
+                new PrintWriter(err, true))
+            .execute(all.toArray(String[]::new));
+    return new Run(code, out.toString(), bytes.toByteArray(), err.toString());
+  }
+
+  static Run fs(String... args) {
+    return fsWithInput(new byte[0], args);
+  }
+
+  /** Runs {@code args} and checks that it succeeded without a word on stderr. */
+  static Run ok(String... args) {
+    Run r = fs(args);
+    assertThat(r.err()).as("stderr of %s", List.of(args)).isEmpty();
+    assertThat(r.code()).as("exit code of %s", List.of(args)).isZero();
+    return r;
+  }
+
+  static byte[] random(int size, long seed) {
+    byte[] b = new byte[size];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  @Test
+  void putGetAndCatCopyBytesExactlyAndLeaveNoTemporaryFile() throws IOException {
+    byte[] big = random(5 << 20, 1);
+    Path local = tmp.resolve("big.bin");
+    Files.write(local, big);
+    ok("mkdir", "/copy");
+    assertThat(ok("put", local.toString(), "/copy/big.bin").out()).isEmpty();
+
+    Path back = tmp.resolve("big.back");
+    ok("get", "/copy/big.bin", back.toString());
+    assertThat(Files.readAllBytes(back)).isEqualTo(big);
+    assertThat(ok("cat", "/copy/big.bin").bytes()).isEqualTo(big);
+
+    // Into a directory, the file keeps its name; from stdin with "-".
+    Path small = tmp.resolve("small.txt");
+    Files.writeString(small, "hello braid\n");
+    ok("put", small.toString(), "/copy");
+    Run stdin = fsWithInput("from stdin".getBytes(StandardCharsets.UTF_8), "put", "-", "/copy/in");
+    assertThat(stdin.code()).as(stdin.err()).isZero();
+    assertThat(ok("cat", "/copy/small.txt", "/copy/in").bytes())
+        .asString(StandardCharsets.UTF_8)
+        .isEqualTo("hello braid\nfrom stdin");
+    Path dir = Files.createDirectory(tmp.resolve("out"));
+    ok("get", "/copy/small.txt", dir.toString());
+    assertThat(dir.resolve("small.txt")).hasContent("hello braid");
+    assertThat(dir).isDirectoryNotContaining("glob:**_COPYING_");
+
+    assertThat(ok("ls", "/copy").outLines())
+        .hasSize(3)
+        .noneMatch(l -> l.contains(FsDataCommands.COPYING));
+  }
+
+  @Test
+  void putAndGetRefuseToReplaceWithoutForce() throws IOException {
+    Path a = tmp.resolve("a.txt");
+    Path b = tmp.resolve("b.txt");
+    Files.writeString(a, "first");
+    Files.writeString(b, "second");
+    ok("put", a.toString(), "/force.txt");
+
+    Run again = fs("put", b.toString(), "/force.txt");
+    assertThat(again.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(again.errLines())
+        .containsExactly("braid fs put: /force.txt: file exists (use -f to replace it)");
+    ok("put", "-f", b.toString(), "/force.txt");
+    assertThat(ok("cat", "/force.txt").bytes())
+        .asString(StandardCharsets.UTF_8)
+        .isEqualTo("second");
+
+    Run get = fs("get", "/force.txt", a.toString());
+    assertThat(get.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(get.errLines())
+        .containsExactly("braid fs get: " + a + ": file exists (use -f to replace it)");
+    assertThat(a).hasContent("first");
+    ok("get", "-f", "/force.txt", a.toString());
+    assertThat(a).hasContent("second");
+  }
+
+  @Test
+  void lsShowsModeOwnerGroupSizeTimeAndName() throws IOException {
+    ok("mkdir", "-p", "/ls/sub");
+    Path f = tmp.resolve("five");
+    Files.writeString(f, "12345");
+    ok("put", f.toString(), "/ls/five");
+
+    List<String> lines = ok("ls", "/ls").outLines();
+    assertThat(lines).hasSize(2);
+    String user = System.getProperty("user.name");
+    assertThat(lines.get(0))
+        .matches("-rw-r--r--  " + user + "  \\S+\\s+5  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  five");
+    assertThat(lines.get(1))
+        .matches("drwxr-xr-x  " + user + "  \\S+\\s+0  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  sub");
+    // A file is shown by itself, under the path given; a relative path starts at the root.
+    assertThat(ok("ls", "ls/five").outLines()).singleElement().asString().endsWith("  /ls/five");
+  }
+
+  @Test
+  void mkdirRmAndMv() {
+    ok("mkdir", "/m1", "/m2");
+    Run exists = fs("mkdir", "/m1");
+    assertThat(exists.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(exists.errLines())
+        .containsExactly("braid fs mkdir: /m1: file exists (ALREADY_EXISTS)");
+    ok("mkdir", "-p", "/m1", "/m1/a/b");
+
+    Run notEmpty = fs("rm", "/m1");
+    assertThat(notEmpty.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(notEmpty.errLines()).containsExactly("braid fs rm: /m1: is a directory (use rm -r)");
+
+    // mv into an existing directory, then rename in place.
+    ok("mv", "/m1", "/m2");
+    ok("mv", "/m2/m1", "/m2/renamed");
+    assertThat(ok("ls", "/m2").outLines()).singleElement().asString().endsWith("  renamed");
+
+    // rm goes on after a failure and exits 1.
+    Run partly = fs("rm", "-r", "/nothing-here", "/m2");
+    assertThat(partly.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(partly.errLines())
+        .containsExactly("braid fs rm: /nothing-here: no such file or directory (NOT_FOUND)");
+    assertThat(fs("stat", "/m2").code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(fs("rm", "-r", "/").errLines())
+        .containsExactly("braid fs rm: /: will not remove the root");
+  }
+
+  @Test
+  void statShowsEveryAttribute() throws IOException {
+    Path f = tmp.resolve("stat.bin");
+    Files.write(f, random(70_000, 2));
+    ok("put", f.toString(), "/stat.bin");
+    String out = ok("stat", "/stat.bin").out();
+    assertThat(out.lines())
+        .contains(
+            "path:       /stat.bin",
+            "type:       file",
+            "size:       70000",
+            "mode:       0644 (-rw-r--r--)",
+            "links:      1")
+        .anyMatch(l -> l.equals("owner:      " + System.getProperty("user.name")))
+        .anyMatch(
+            l -> l.matches("modified: +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{9} .*"))
+        .anyMatch(
+            l ->
+                l.matches(
+                    "layout: +stripe-unit=1MiB stripe-width=3 chunk-size=64MiB replication=3"));
+    assertThat(ok("stat", "/").out()).contains("type:       directory").doesNotContain("layout:");
+  }
+
+  @Test
+  void duCountsDataAndEveryReplica() throws IOException {
+    ok("mkdir", "-p", "/du/sub");
+    Path f = tmp.resolve("du.bin");
+    Files.write(f, random(100_000, 3));
+    ok("put", f.toString(), "/du/one");
+    ok("put", f.toString(), "/du/sub/two");
+
+    assertThat(ok("du", "/du").outLines())
+        .containsExactly("100000  300000  /du/one", "100000  300000  /du/sub");
+    assertThat(ok("du", "-s", "/du").outLines()).containsExactly("200000  600000  /du");
+  }
+
+  @Test
+  void layoutSetChangesOnlyTheNamedFieldsAndNewFilesFollow() throws IOException {
+    ok("mkdir", "/lay");
+    assertThat(ok("layout", "get", "/lay").outLines())
+        .containsExactly(
+            "path:          /lay (directory)",
+            "stripe-unit:   1MiB (inherited)",
+            "stripe-width:  3 (inherited)",
+            "chunk-size:    64MiB (inherited)",
+            "replication:   3 (inherited)");
+    ok("layout", "set", "/lay", "--stripe-unit", "256KiB", "--replication", "2");
+    assertThat(ok("layout", "set", "/lay", "--stripe-width", "2").outLines())
+        .containsExactly(
+            "path:          /lay (directory)",
+            "stripe-unit:   256KiB (set here)",
+            "stripe-width:  2 (set here)",
+            "chunk-size:    64MiB (inherited)",
+            "replication:   2 (set here)");
+
+    Path f = tmp.resolve("lay.bin");
+    Files.write(f, random(1 << 20, 4));
+    ok("put", f.toString(), "/lay/f");
+    assertThat(ok("layout", "get", "/lay/f").outLines())
+        .containsExactly(
+            "path:          /lay/f (file)",
+            "stripe-unit:   256KiB",
+            "stripe-width:  2",
+            "chunk-size:    64MiB",
+            "replication:   2");
+    assertThat(ok("cat", "/lay/f").bytes()).isEqualTo(Files.readAllBytes(f));
+
+    assertThat(ok("layout", "set", "/lay", "--clear").outLines())
+        .contains("stripe-unit:   1MiB (inherited)", "replication:   3 (inherited)");
+  }
+
+  @Test
+  void aBadSizeIsAUsageErrorAndABadLayoutAFailure() {
+    ok("mkdir", "/badlay");
+    Run unit = fs("layout", "set", "/badlay", "--stripe-unit", "1MB");
+    assertThat(unit.code()).isEqualTo(Braid.EXIT_USAGE);
+    assertThat(unit.errLines())
+        .singleElement()
+        .asString()
+        .startsWith(
+            "braid fs layout set: Invalid value for option '--stripe-unit': invalid data size '1MB'");
+
+    Run nothing = fs("layout", "set", "/badlay");
+    assertThat(nothing.code()).isEqualTo(Braid.EXIT_USAGE);
+    assertThat(nothing.errLines())
+        .singleElement()
+        .asString()
+        .startsWith("braid fs layout set: name at least one of");
+
+    Run server = fs("layout", "set", "/badlay", "--stripe-unit", "100");
+    assertThat(server.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(server.errLines())
+        .singleElement()
+        .asString()
+        .startsWith("braid fs layout set: /badlay: invalid argument (INVALID_ARGUMENT: ")
+        .contains("stripeUnit");
+  }
+
+  @Test
+  void aMissingPathFailsWithOneLineNamingIt() {
+    for (String sub : List.of("cat", "stat", "ls", "du")) {
+      Run r = fs(sub, "/no/such/file");
+      assertThat(r.code()).as(sub).isEqualTo(Braid.EXIT_FAILURE);
+      assertThat(r.errLines())
+          .as(sub)
+          .containsExactly(
+              "braid fs " + sub + ": /no/such/file: no such file or directory (NOT_FOUND)");
+      assertThat(r.out()).as(sub).isEmpty();
+    }
+    Run get = fs("get", "/no/such/file", tmp.resolve("never").toString());
+    assertThat(get.errLines())
+        .containsExactly("braid fs get: /no/such/file: no such file or directory (NOT_FOUND)");
+    assertThat(tmp.resolve("never")).doesNotExist();
+
+    Path missing = tmp.resolve("missing.bin");
+    Run put = fs("put", missing.toString(), "/x");
+    assertThat(put.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(put.errLines())
+        .containsExactly("braid fs put: " + missing + ": no such file or directory");
+  }
+
+  @Test
+  void aStopRequestInterruptsACopyAndLeavesNothingBehind() throws IOException {
+    Path f = tmp.resolve("stop.bin");
+    Files.write(f, random(3 << 20, 5));
+    StopSignal stop = new StopSignal();
+    stop.request();
+    StringWriter err = new StringWriter();
+    int code =
+        Braid.commandLine(
+                stop,
+                new ByteArrayInputStream(new byte[0]),
+                new ByteArrayOutputStream(),
+                new PrintWriter(new StringWriter(), true),
+                new PrintWriter(err, true))
+            .execute("fs", "--mds", mds, "put", f.toString(), "/stopped");
+    assertThat(code).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(err.toString().lines()).containsExactly("braid fs put: /stopped: interrupted");
+    assertThat(ok("ls", "/").out()).doesNotContain("stopped");
+  }
+
+  @Test
+  void noMdsIsOneLineAndExitCodeOne() {
+    BraidCommandTest.Run r =
+        BraidCommandTest.run(
+            "fs", "-D", "braid.client.mds.failover-timeout=200ms", "--mds", "127.0.0.1:1", "ls");
+    assertThat(r.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(r.errLines())
+        .singleElement()
+        .asString()
+        .startsWith("braid fs ls: MDS 127.0.0.1:1: no MDS available (UNAVAILABLE: ");
+  }
+
+  @Test
+  void usageErrorsExitWithTwo() {
+    Run none = fs();
+    assertThat(none.code()).isEqualTo(Braid.EXIT_USAGE);
+    assertThat(none.errLines())
+        .containsExactly("braid fs: missing a subcommand (see braid fs --help)");
+
+    Run key = fs("-D", "braid.client.nope=1", "ls");
+    assertThat(key.code()).isEqualTo(Braid.EXIT_USAGE);
+    assertThat(key.errLines())
+        .singleElement()
+        .asString()
+        .startsWith("braid fs: unknown configuration key 'braid.client.nope'");
+
+    BraidCommandTest.Run badMds = BraidCommandTest.run("fs", "ls", "--mds", "nowhere");
+    assertThat(badMds.code()).isEqualTo(Braid.EXIT_USAGE);
+    assertThat(badMds.errLines())
+        .containsExactly(
+            "braid fs: --mds: invalid address 'nowhere': expected HOST:PORT with a port from 0 to"
+                + " 65535");
+
+    BraidCommandTest.Run help = BraidCommandTest.run("fs", "--help");
+    assertThat(help.code()).isZero();
+    assertThat(help.out())
+        .contains("ls", "mkdir", "put", "get", "cat", "rm", "mv", "stat", "du", "layout");
+  }
+}
