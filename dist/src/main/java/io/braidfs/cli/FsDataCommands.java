@@ -137,16 +137,12 @@ final class FsDataCommands {
       }
     }
 
-    /** Best effort: commits what was written so far, then removes it. */
+    /** Best effort: drops what was written without committing it, then removes the file. */
     private static void abandon(FsSession session, @Nullable BraidOutputStream out, String temp) {
       if (out == null) {
         return;
       }
-      try {
-        out.close();
-      } catch (IOException e) {
-        LOG.debug("put: closing {} after a failure", temp, e);
-      }
+      out.abort();
       try {
         session.delete(temp, false);
       } catch (PathFailure e) {

@@ -791,7 +791,7 @@ public final class BraidClient implements AutoCloseable {
     closed = true;
     leaseTimer.shutdownNow();
     for (BraidOutputStream out : new ArrayList<>(writers.keySet())) {
-      out.abandon();
+      out.abort();
     }
     writers.clear();
     for (BraidInputStream in : new ArrayList<>(readers.keySet())) {

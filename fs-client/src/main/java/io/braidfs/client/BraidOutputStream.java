@@ -169,13 +169,16 @@ public final class BraidOutputStream extends OutputStream {
   }
 
   /**
-   * Releases the stream without committing (its client is closing): the file keeps the length of
-   * its last {@link #hflush()} and the lease expires.
+   * Gives the stream up without committing: buffered bytes are dropped, the file keeps the length
+   * of its last {@link #hflush()} (0 if none), and the write lease is left to expire (or to {@link
+   * BraidClient#recoverLease}). For a copy that failed or was cancelled; closing afterwards does
+   * nothing.
    */
-  synchronized void abandon() {
+  public synchronized void abort() {
     if (!closed) {
       closed = true;
       writer.close();
+      client.writerClosed(this);
     }
   }
 
