@@ -1,5 +1,6 @@
 package io.braidfs.bench.client;
 
+import io.braidfs.bench.Throughputs;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidInputStream;
 import io.braidfs.client.BraidOutputStream;
@@ -9,11 +10,6 @@ import io.braidfs.proto.LayoutSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Random;
 
 /**
@@ -36,7 +32,7 @@ public final class StreamThroughput {
 
   private final Path dir;
   private final byte[] pattern = new byte[8 << 20];
-  private final Map<String, List<Double>> results = new LinkedHashMap<>();
+  private final Throughputs results = new Throughputs();
   private long size;
   private boolean recording;
 
@@ -62,7 +58,7 @@ public final class StreamThroughput {
   }
 
   private void run(int rounds) throws Exception {
-    deleteTree(dir);
+    Throughputs.deleteTree(dir);
     Files.createDirectories(dir);
     try (MiniCluster cluster = MiniCluster.builder(dir.resolve("cluster")).dataServers(4).build()) {
       cluster.start();
@@ -77,7 +73,7 @@ public final class StreamThroughput {
       }
     }
     report();
-    deleteTree(dir);
+    Throughputs.deleteTree(dir);
   }
 
   private void round(BraidClient client, int round) throws IOException {
@@ -123,46 +119,18 @@ public final class StreamThroughput {
   }
 
   private void record(String what, long t0) {
-    if (!recording) {
-      return;
+    if (recording) {
+      results.record(what, size, t0);
     }
-    double mibPerS = (size / 1048576.0) / ((System.nanoTime() - t0) / 1e9);
-    results.computeIfAbsent(what, k -> new ArrayList<>()).add(mibPerS);
-    System.out.printf("%-36s %8.0f MiB/s%n", what, mibPerS);
   }
 
   private void report() {
-    System.out.printf(
-        "%nmedians over %d rounds, %d MiB each:%n",
-        results.values().iterator().next().size(), size >> 20);
-    double big = median(String.format("write %5d KiB, durable at close", 8192));
-    for (Map.Entry<String, List<Double>> e : results.entrySet()) {
-      List<Double> v = new ArrayList<>(e.getValue());
-      Collections.sort(v);
-      double m = median(e.getKey());
-      String ratio =
-          e.getKey().startsWith("write") ? String.format("%.2f x 8 MiB writes", m / big) : "";
-      System.out.printf(
-          "| %s | %.0f MiB/s | %.0f-%.0f | %s |%n",
-          e.getKey(), m, v.get(0), v.get(v.size() - 1), ratio);
-    }
-  }
-
-  private double median(String key) {
-    List<Double> v = new ArrayList<>(results.get(key));
-    Collections.sort(v);
-    int n = v.size();
-    return n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
-  }
-
-  private static void deleteTree(Path p) throws IOException {
-    if (!Files.exists(p)) {
-      return;
-    }
-    try (var walk = Files.walk(p)) {
-      for (Path q : walk.sorted(Collections.reverseOrder()).toList()) {
-        Files.delete(q);
-      }
-    }
+    String big = String.format("write %5d KiB, durable at close", 8192);
+    results.report(
+        size,
+        (what, median) ->
+            what.startsWith("write")
+                ? String.format("%.2f x 8 MiB writes", median / results.median(big))
+                : "");
   }
 }

@@ -1,5 +1,6 @@
 package io.braidfs.bench.data;
 
+import io.braidfs.bench.Throughputs;
 import io.braidfs.client.MiniCluster;
 import io.braidfs.client.data.DataPathOptions;
 import io.braidfs.client.data.ReplicaHealth;
@@ -20,11 +21,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Random;
 
 /**
@@ -61,7 +57,7 @@ public final class DataPathThroughput {
   private boolean recording;
   private final Path dir;
   private final byte[] pattern = new byte[BLOCK];
-  private final Map<String, List<Double>> results = new LinkedHashMap<>();
+  private final Throughputs results = new Throughputs();
 
   private DataPathThroughput(long size, Path dir) {
     this.size = size;
@@ -88,7 +84,7 @@ public final class DataPathThroughput {
   }
 
   private void run(int rounds) throws Exception {
-    deleteTree(dir);
+    Throughputs.deleteTree(dir);
     Files.createDirectories(dir);
     try (MiniCluster cluster = MiniCluster.builder(dir.resolve("cluster")).dataServers(4).build()) {
       cluster.start();
@@ -109,7 +105,7 @@ public final class DataPathThroughput {
       }
     }
     report();
-    deleteTree(dir);
+    Throughputs.deleteTree(dir);
   }
 
   private void localDisk(int round) throws IOException {
@@ -225,49 +221,19 @@ public final class DataPathThroughput {
   }
 
   private void record(String what, long t0) {
-    if (!recording) {
-      return;
+    if (recording) {
+      results.record(what, size, t0);
     }
-    double mibPerS = (size / 1048576.0) / ((System.nanoTime() - t0) / 1e9);
-    results.computeIfAbsent(what, k -> new ArrayList<>()).add(mibPerS);
-    System.out.printf("%-40s %8.0f MiB/s%n", what, mibPerS);
   }
 
   private void report() {
-    System.out.printf(
-        "%nmedians over %d rounds, %d MiB each:%n",
-        results.values().iterator().next().size(), size >> 20);
-    double disk = median("local disk write+fsync");
-    double tcp = median("loopback TCP stream");
-    for (Map.Entry<String, List<Double>> e : results.entrySet()) {
-      List<Double> v = new ArrayList<>(e.getValue());
-      Collections.sort(v);
-      double m = median(e.getKey());
-      String ratio =
-          e.getKey().contains("write")
-              ? String.format("%.2f x local disk", m / disk)
-              : String.format("%.2f x TCP", m / tcp);
-      System.out.printf(
-          "| %s | %.0f MiB/s | %.0f-%.0f | %s |%n",
-          e.getKey(), m, v.get(0), v.get(v.size() - 1), ratio);
-    }
-  }
-
-  private double median(String key) {
-    List<Double> v = new ArrayList<>(results.get(key));
-    Collections.sort(v);
-    int n = v.size();
-    return n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
-  }
-
-  private static void deleteTree(Path p) throws IOException {
-    if (!Files.exists(p)) {
-      return;
-    }
-    try (var walk = Files.walk(p)) {
-      for (Path q : walk.sorted(Collections.reverseOrder()).toList()) {
-        Files.delete(q);
-      }
-    }
+    double disk = results.median("local disk write+fsync");
+    double tcp = results.median("loopback TCP stream");
+    results.report(
+        size,
+        (what, median) ->
+            what.contains("write")
+                ? String.format("%.2f x local disk", median / disk)
+                : String.format("%.2f x TCP", median / tcp));
   }
 }
