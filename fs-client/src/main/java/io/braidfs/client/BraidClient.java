@@ -790,6 +790,10 @@ public final class BraidClient implements AutoCloseable {
     }
     closed = true;
     leaseTimer.shutdownNow();
+    mds.close();
+    // Connections first: that fails every call in flight, so a stream blocked in a write or a
+    // read returns (and lets go of its monitor) before it is aborted or closed below.
+    rpc.close();
     for (BraidOutputStream out : new ArrayList<>(writers.keySet())) {
       out.abort();
     }
@@ -797,7 +801,6 @@ public final class BraidClient implements AutoCloseable {
     for (BraidInputStream in : new ArrayList<>(readers.keySet())) {
       in.close(); // gives its read-ahead memory back
     }
-    rpc.close();
     try {
       if (!leaseTimer.awaitTermination(5, TimeUnit.SECONDS)) {
         LOG.warn("{}: lease thread did not stop within 5 s", name);

@@ -98,7 +98,9 @@ public final class BraidInputStream extends InputStream {
       return n;
     }
     int n = readAhead.read(pos, dst, (int) Math.min(len, length - pos), length);
-    pos += n;
+    if (n > 0) {
+      pos += n;
+    }
     return n;
   }
 

@@ -50,6 +50,7 @@ final class MetadataClient implements ChunkService {
   private final Duration failoverTimeout;
   private volatile InetSocketAddress leader;
   private volatile int next;
+  private volatile boolean closed;
 
   MetadataClient(RpcClient rpc, List<InetSocketAddress> addresses, Duration failoverTimeout) {
     this.rpc = rpc;
@@ -77,21 +78,29 @@ final class MetadataClient implements ChunkService {
     long backoff = MIN_BACKOFF_MS;
     while (true) {
       InetSocketAddress target = leader;
+      // No attempt outlives the failover deadline by more than a moment.
+      Duration attempt =
+          Duration.ofNanos(
+              Math.max(
+                  MIN_BACKOFF_MS * 1_000_000L,
+                  Math.min(rpc.options().callTimeout().toNanos(), deadline - System.nanoTime())));
       try (RpcResponse<R> response =
-          rpc.await(rpc.call(target, method, request, null, rpc.options().callTimeout(), callId))) {
+          rpc.await(rpc.call(target, method, request, null, attempt, callId))) {
         return response.message();
       } catch (InterruptedIOException e) {
         throw e;
       } catch (IOException e) {
         Status s = StatusExceptions.statusOf(e);
-        // A server's own UNAVAILABLE ("too few data servers") is its answer; only a connection
-        // that could not carry the call, or NOT_LEADER and BUSY answers, send it elsewhere.
+        // A server's own UNAVAILABLE ("too few data servers") is its answer; a connection that
+        // could not carry the call, a deadline (the call id makes a repeat safe), NOT_LEADER
+        // (a stopping MDS says so too) and BUSY send it on.
         boolean answered = RemoteErrorInfo.of(e).isPresent();
         boolean retry =
             s == Status.NOT_LEADER
                 || s == Status.BUSY
-                || (!answered && (s == Status.UNAVAILABLE || s == Status.DEADLINE_EXCEEDED));
-        if (!retry) {
+                || s == Status.DEADLINE_EXCEEDED
+                || (!answered && s == Status.UNAVAILABLE);
+        if (!retry || closed) {
           throw e;
         }
         tried++;
@@ -112,12 +121,19 @@ final class MetadataClient implements ChunkService {
           moveOn(target, hinted);
         }
         LOG.debug("{}: {} to {} failed ({}); next {}", rpc.name(), method, target, s, leader);
-        if (hinted == null && tried % addresses.size() == 0) {
+        // Hints are followed at once, but a round of as many attempts as addresses backs off:
+        // standbys hinting at each other during an election must not spin.
+        if (tried % addresses.size() == 0) {
           sleep(Math.min(backoff, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
           backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
         }
       }
     }
+  }
+
+  /** The client is closing: calls fail at once instead of retrying. */
+  void close() {
+    closed = true;
   }
 
   /** Sends the next call to {@code address} first (tests; a restarted leader's new address). */

@@ -66,12 +66,15 @@ final class ReadAhead {
    * Reads up to {@code n} bytes at {@code pos} (below {@code fileLength}) into {@code dst} at its
    * writer index.
    *
-   * @return the bytes read, at least 1
+   * @return the bytes read, at least 1; or -1 if the MDS now says the file ends before {@code pos}
    */
   int read(long pos, ByteBuf dst, int n, long fileLength) throws IOException {
     int copied = enabled ? fromWindow(pos, dst, n, fileLength) : 0;
     if (copied == 0) {
       copied = direct(pos, dst, n);
+      if (copied < 0) {
+        return -1;
+      }
     }
     lastEnd = pos + copied;
     asked += copied;
@@ -216,7 +219,7 @@ final class ReadAhead {
     if (got > 0) {
       fetched += got;
     }
-    return Math.max(got, 0);
+    return got;
   }
 
   private void dropAll() {

@@ -15,10 +15,10 @@ import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 
 /**
@@ -39,9 +39,12 @@ public final class StripedReader {
   private final long inodeId;
   private final String path;
   private final Layout layout;
-  private final Map<Long, ChunkSetLocation> sets = new ConcurrentHashMap<>();
-  private volatile ByteString token = ByteString.EMPTY;
-  private volatile long length = -1;
+
+  /**
+   * What the MDS last said, replaced whole: concurrent readers (a positional read refreshing at the
+   * end of the file while another reads on) never see a half-cleared state.
+   */
+  private volatile Located located = Located.NONE;
 
   public StripedReader(
       RpcClient rpc,
@@ -65,16 +68,13 @@ public final class StripedReader {
    * @throws IOException if the MDS cannot be asked
    */
   public long length() throws IOException {
-    if (length < 0) {
-      locate(0, 1);
-    }
-    return length;
+    Located l = located;
+    return l.length >= 0 ? l.length : locate(0, 1, Located.NONE).length;
   }
 
   /** Forgets the cached locations and length (close-to-open: the next read asks the MDS). */
   public void invalidate() {
-    sets.clear();
-    length = -1;
+    located = Located.NONE;
   }
 
   /**
@@ -93,8 +93,7 @@ public final class StripedReader {
     }
     long fileLength = length();
     if (offset >= fileLength) {
-      refreshIfGrown(offset);
-      fileLength = this.length;
+      fileLength = locate(offset, 1, Located.NONE).length; // the file may have grown
       if (offset >= fileLength) {
         return -1;
       }
@@ -131,16 +130,12 @@ public final class StripedReader {
           "read-ahead of " + length + " bytes at " + offset + " crosses a stripe unit or transfer");
     }
     Segment s = layout.segments(offset, length).iterator().next();
-    ChunkLocation chunk = chunk(s);
+    Located l = located(s);
+    ChunkLocation chunk = l.chunk(s);
     if (chunk == null) {
       return CompletableFuture.completedFuture(Unpooled.EMPTY_BUFFER);
     }
-    return fetcher.fetch(chunk, token, s.offsetInChunk(), length);
-  }
-
-  private void refreshIfGrown(long offset) throws IOException {
-    invalidate();
-    locate(offset, 1);
+    return fetcher.fetch(chunk, l.token, s.offsetInChunk(), length);
   }
 
   /** Fills {@code dst[writerIndex, +n)} with file bytes {@code [offset, offset + n)}. */
@@ -163,10 +158,11 @@ public final class StripedReader {
     for (Segment s : layout.segments(offset, n)) {
       for (int done = 0; done < s.length(); done += options.maxTransfer()) {
         int len = Math.min(options.maxTransfer(), s.length() - done);
-        ChunkLocation chunk = chunk(s);
+        Located l = located(s);
+        ChunkLocation chunk = l.chunk(s);
         int at = (int) (s.fileOffset() - offset) + done;
         CompletableFuture<ByteBuf> f =
-            chunk == null ? null : fetcher.fetch(chunk, token, s.offsetInChunk() + done, len);
+            chunk == null ? null : fetcher.fetch(chunk, l.token, s.offsetInChunk() + done, len);
         wave.add(new Piece(at, f));
         if (wave.size() == options.maxInFlight()) {
           collect(wave, dst);
@@ -204,20 +200,20 @@ public final class StripedReader {
     }
   }
 
-  /** The segment's chunk, or null for a chunk set never written (a hole). */
-  private ChunkLocation chunk(Segment s) throws IOException {
-    ChunkSetLocation set = sets.get(s.chunkSet());
-    if (set == null) {
-      locate(layout.fileOffset(s.chunkSet(), 0, 0), LOCATE_AHEAD);
-      set = sets.get(s.chunkSet());
+  /** Locations that cover the segment's chunk set (asking the MDS if the cache does not). */
+  private Located located(Segment s) throws IOException {
+    Located l = located;
+    if (!l.sets.containsKey(s.chunkSet()) && !l.covers(layout.fileOffset(s.chunkSet(), 0, 0))) {
+      l = locate(layout.fileOffset(s.chunkSet(), 0, 0), LOCATE_AHEAD, l);
     }
-    if (set == null || s.chunkInSet() >= set.getChunksCount()) {
-      return null;
-    }
-    return set.getChunks(s.chunkInSet());
+    return l;
   }
 
-  private void locate(long offset, long span) throws IOException {
+  /**
+   * Asks the MDS where {@code [offset, offset + span)} is and publishes the answer, merged with
+   * {@code base}'s sets when the token did not change.
+   */
+  private Located locate(long offset, long span, Located base) throws IOException {
     GetChunkLocationsResponse r =
         mds.locations(
             GetChunkLocationsRequest.newBuilder()
@@ -226,11 +222,39 @@ public final class StripedReader {
                 .setOffset(offset)
                 .setLength(span)
                 .build());
-    for (ChunkSetLocation s : r.getChunkSetsList()) {
-      sets.put(s.getSetIndex(), s);
+    Map<Long, ChunkSetLocation> sets = new HashMap<>();
+    if (base.token.equals(r.getToken())) {
+      sets.putAll(base.sets);
     }
-    token = r.getToken();
-    length = r.getFileLength();
+    for (ChunkSetLocation c : r.getChunkSetsList()) {
+      sets.put(c.getSetIndex(), c);
+    }
+    Located l =
+        new Located(Map.copyOf(sets), r.getToken(), r.getFileLength(), offset, offset + span);
+    located = l;
+    return l;
+  }
+
+  /**
+   * One answer of the MDS: chunk sets by index, the read token, the visible length, and the file
+   * range asked about (a set missing inside it is a hole, not yet asked).
+   */
+  private record Located(
+      Map<Long, ChunkSetLocation> sets, ByteString token, long length, long from, long to) {
+    static final Located NONE = new Located(Map.of(), ByteString.EMPTY, -1, 0, 0);
+
+    boolean covers(long fileOffset) {
+      return length >= 0 && fileOffset >= from && fileOffset < to;
+    }
+
+    /** The segment's chunk, or null for a chunk set never written (a hole). */
+    ChunkLocation chunk(Segment s) {
+      ChunkSetLocation set = sets.get(s.chunkSet());
+      if (set == null || s.chunkInSet() >= set.getChunksCount()) {
+        return null;
+      }
+      return set.getChunks(s.chunkInSet());
+    }
   }
 
   /** One piece of a read: where it goes in the destination, and its bytes (null: a hole). */

@@ -247,7 +247,9 @@ public final class RpcClient implements Service {
     // Wait for the channels to close before the loops stop: closing fails the calls still pending
     // (their futures complete) and releases what the decoders hold; a loop shut down first can
     // drop those tasks.
-    for (io.netty.channel.ChannelFuture f : closing) {
+    boolean onLoop = Thread.currentThread() instanceof FastThreadLocalThread; // cannot wait there
+    for (io.netty.channel.ChannelFuture f :
+        onLoop ? List.<io.netty.channel.ChannelFuture>of() : closing) {
       if (!f.awaitUninterruptibly(grace + 1000)) {
         LOG.warn("{}: a connection did not close within {} ms", name, grace + 1000);
       }

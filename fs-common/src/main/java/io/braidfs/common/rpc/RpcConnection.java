@@ -239,7 +239,11 @@ public final class RpcConnection {
           if (error != null) {
             // The calls pipelined behind a refused Hello were not run: they fail with its status.
             closeStatus =
-                StatusExceptions.statusOf(error.getCause() != null ? error.getCause() : error);
+                StatusExceptions.statusOf(
+                    error instanceof java.util.concurrent.CompletionException
+                            && error.getCause() != null
+                        ? error.getCause()
+                        : error);
             close("hello to " + address + " failed: " + error.getMessage());
           } else {
             LOG.debug("{}: connected to {}", client.name(), response.message().getServerId());

@@ -77,7 +77,8 @@ final class MutationRunner {
     try {
       mutationThread.execute(() -> run(call, name, describe, op));
     } catch (RuntimeException rejected) {
-      call.fail(Status.UNAVAILABLE, ns + ": the MDS is stopping");
+      // No longer the leader: NOT_LEADER sends clients on to the next MDS with the same call id.
+      call.fail(Status.NOT_LEADER, ns + ": the MDS is stopping");
     }
   }
 
