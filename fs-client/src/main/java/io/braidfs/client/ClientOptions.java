@@ -53,7 +53,6 @@ public record ClientOptions(
     long writeBehind = config.get(ClientConfigKeys.WRITE_BEHIND).toBytes();
     int maxTransfer =
         bytes(
-            config,
             ClientConfigKeys.MAX_TRANSFER.name(),
             config.get(ClientConfigKeys.MAX_TRANSFER).toBytes());
     if (maxTransfer % (64 << 10) != 0) {
@@ -73,7 +72,6 @@ public record ClientOptions(
     }
     int block =
         bytes(
-            config,
             ClientConfigKeys.PREFETCH_BLOCK.name(),
             config.get(ClientConfigKeys.PREFETCH_BLOCK).toBytes());
     if (block < (64 << 10) || block % (64 << 10) != 0) {
@@ -114,7 +112,7 @@ public record ClientOptions(
             config.get(ClientConfigKeys.MAX_REPLACEMENTS)));
   }
 
-  private static int bytes(BraidConfig config, String key, long value) {
+  private static int bytes(String key, long value) {
     if (value <= 0 || value > (1 << 30)) {
       throw new IllegalArgumentException(key + " must be between 1 byte and 1 GiB: " + value);
     }

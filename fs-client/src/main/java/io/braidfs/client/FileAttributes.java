@@ -17,11 +17,6 @@ public final class FileAttributes {
     this.proto = proto;
   }
 
-  /** Wraps attributes received from the MDS. */
-  public static FileAttributes of(Attributes proto) {
-    return new FileAttributes(proto);
-  }
-
   /** The wire form, for code that passes attributes on unchanged. */
   public Attributes toProto() {
     return proto;
