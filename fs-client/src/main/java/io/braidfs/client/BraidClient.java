@@ -733,7 +733,8 @@ public final class BraidClient implements AutoCloseable {
 
   /** A stream committed its file: its cached attributes are stale. */
   void committed(String path, Attributes after) {
-    attrs.put(path, new FileAttributes(after));
+    // Not cached under the path: the file may have been renamed or replaced while it was written.
+    attrs.invalidate(path);
   }
 
   void writerClosed(BraidOutputStream out) {
