@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.google.protobuf.ByteString;
 import io.braidfs.client.data.DataPathOptions;
+import io.braidfs.client.data.FileChecksummer;
 import io.braidfs.client.data.ReplicaHealth;
 import io.braidfs.client.data.StripedReader;
 import io.braidfs.client.data.StripedWriter;
@@ -583,6 +584,32 @@ public final class BraidClient implements AutoCloseable {
             .build());
   }
 
+  /**
+   * The CRC32C of the file's bytes, composed from the CRCs the data servers keep, without reading
+   * the data; equal for equal bytes whatever the layouts (Hadoop getFileChecksum, as HDFS's
+   * COMPOSITE_CRC). A file being written is checksummed up to the length its writer last committed.
+   *
+   * @throws java.io.FileNotFoundException if there is no such file
+   * @throws io.braidfs.common.error.IsDirectoryException if {@code path} is a directory
+   * @throws IOException if a chunk could not be checksummed by any of its replicas
+   */
+  public FileChecksum checksum(String path) throws IOException {
+    checkOpen();
+    String p = canonical(path);
+    OpenResponse r =
+        mds.call(
+            RpcMethod.OPEN,
+            OpenRequest.newBuilder()
+                .setPath(p)
+                .setMaxChunkSets(FileChecksummer.OPEN_CHUNK_SETS)
+                .build());
+    Attributes a = r.getAttributes();
+    int crc =
+        new FileChecksummer(rpc, mds, health, options.data())
+            .crc32c(p, FileAttributes.toLayout(a.getLayout()), r);
+    return new FileChecksum(a.getSize(), crc);
+  }
+
   /** Appends the sources' chunks to {@code target}; the sources disappear (HDFS concat). */
   public FileAttributes concat(String target, List<String> sources) throws IOException {
     ConcatRequest.Builder b = ConcatRequest.newBuilder().setTargetPath(canonical(target));
@@ -733,7 +760,8 @@ public final class BraidClient implements AutoCloseable {
 
   /** A stream committed its file: its cached attributes are stale. */
   void committed(String path, Attributes after) {
-    attrs.put(path, new FileAttributes(after));
+    // Not cached under the path: the file may have been renamed or replaced while it was written.
+    attrs.invalidate(path);
   }
 
   void writerClosed(BraidOutputStream out) {

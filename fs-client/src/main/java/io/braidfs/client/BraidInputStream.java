@@ -7,6 +7,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads one file: sequential reads through a {@link ReadAhead} window, positional reads ({@link
@@ -128,6 +129,7 @@ public final class BraidInputStream extends InputStream {
    * @throws EOFException if the file ends first
    */
   public void readFully(long position, byte[] b, int off, int len) throws IOException {
+    java.util.Objects.checkFromIndexSize(off, len, b.length);
     int done = 0;
     while (done < len) {
       int n = read(position + done, b, off + done, len - done);
@@ -142,6 +144,45 @@ public final class BraidInputStream extends InputStream {
                 + position);
       }
       done += n;
+    }
+  }
+
+  /**
+   * Reads up to {@code dst.remaining()} bytes at {@code position} into {@code dst}, advancing its
+   * position, without moving the stream's position or window (ByteBufferPositionedReadable).
+   *
+   * @return the bytes read, or -1 if {@code position} is at or past the end of the file
+   */
+  public int read(long position, ByteBuffer dst) throws IOException {
+    checkOpen();
+    if (position < 0) {
+      throw new EOFException(path + ": negative read position " + position);
+    }
+    int len = dst.remaining();
+    if (len == 0) {
+      return 0;
+    }
+    int n = reader.read(position, Unpooled.wrappedBuffer(dst.duplicate()).clear(), len);
+    if (n > 0) {
+      dst.position(dst.position() + n);
+    }
+    return n;
+  }
+
+  /**
+   * Fills {@code dst} from {@code position} (ByteBufferPositionedReadable).
+   *
+   * @throws EOFException if the file ends first; {@code dst} then holds what was read
+   */
+  public void readFully(long position, ByteBuffer dst) throws IOException {
+    long at = position;
+    while (dst.hasRemaining()) {
+      int n = read(at, dst);
+      if (n < 0) {
+        throw new EOFException(
+            path + ": end of file at " + at + " reading " + dst.remaining() + " more bytes");
+      }
+      at += n;
     }
   }
 
@@ -192,6 +233,20 @@ public final class BraidInputStream extends InputStream {
   /** This stream's read counters so far. */
   public synchronized StreamStats stats() {
     return readAhead.stats();
+  }
+
+  /**
+   * Overrides the read-ahead window for this stream (Hadoop CanSetReadahead): null returns to the
+   * configured behaviour, 0 turns read-ahead off, a positive value fixes the window at that many
+   * bytes.
+   *
+   * @throws IllegalArgumentException if {@code bytes} is negative
+   */
+  public synchronized void setReadahead(@Nullable Long bytes) {
+    if (bytes != null && bytes < 0) {
+      throw new IllegalArgumentException(path + ": negative read-ahead " + bytes);
+    }
+    readAhead.override(bytes);
   }
 
   /** Drops the read-ahead window and its memory (Hadoop CanUnbuffer); reads go on afterwards. */

@@ -128,6 +128,11 @@ public final class BraidOutputStream extends OutputStream {
     }
   }
 
+  /** Whether {@link #close()} or {@link #abort()} has been called. */
+  public synchronized boolean isClosed() {
+    return closed;
+  }
+
   /** The file's length as written so far (its highest written byte + 1). */
   public synchronized long length() {
     return writer.length();

@@ -7,6 +7,7 @@ import java.io.InterruptedIOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The read-ahead window of one input stream (ARCHITECTURE section 6). A read that continues where
@@ -28,8 +29,10 @@ final class ReadAhead {
 
   private final StripedReader reader;
   private final PrefetchBudget budget;
-  private final boolean enabled;
-  private final long fixedWindow;
+  private final boolean configuredEnabled;
+  private final long configuredWindow;
+  private boolean enabled;
+  private long fixedWindow;
   private final long maxWindow;
   private final int block;
   private final int stripeUnit;
@@ -50,8 +53,10 @@ final class ReadAhead {
   ReadAhead(StripedReader reader, PrefetchBudget budget, ClientOptions options, int stripeUnit) {
     this.reader = reader;
     this.budget = budget;
-    this.enabled = options.prefetch();
-    this.fixedWindow = options.fixedWindow();
+    this.configuredEnabled = options.prefetch();
+    this.configuredWindow = options.fixedWindow();
+    this.enabled = configuredEnabled;
+    this.fixedWindow = configuredWindow;
     this.maxWindow = options.maxWindow();
     this.stripeUnit = stripeUnit;
     this.block =
@@ -243,6 +248,21 @@ final class ReadAhead {
           }
           budget.release(b.length);
         });
+  }
+
+  /**
+   * Replaces the configured window: null restores it, 0 turns read-ahead off, a positive value
+   * fixes the window. The current window is dropped so the next read starts under the new rule.
+   */
+  void override(@Nullable Long bytes) {
+    close();
+    if (bytes == null) {
+      enabled = configuredEnabled;
+      fixedWindow = configuredWindow;
+    } else {
+      enabled = bytes > 0;
+      fixedWindow = bytes;
+    }
   }
 
   /** Drops the window; later reads start afresh. */

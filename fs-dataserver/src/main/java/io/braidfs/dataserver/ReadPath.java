@@ -1,6 +1,5 @@
 package io.braidfs.dataserver;
 
-import io.braidfs.common.checksum.Checksums;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.ServerCall;
@@ -102,10 +101,12 @@ final class ReadPath {
         key,
         () -> {
           int piece = req.getPieceSize();
-          if (piece <= 0 || piece % Checksums.BLOCK_SIZE != 0) {
+          if (!Replica.validPieceSize(piece)) {
             throw StatusExceptions.toIOException(
                 Status.INVALID_ARGUMENT,
-                ctx.id + ": checksum piece size must be a positive multiple of 64 KiB: " + piece);
+                ctx.id
+                    + ": checksum piece size must be a positive multiple or divisor of 64 KiB: "
+                    + piece);
           }
           Replica r = admit(call, key, req.getToken().toByteArray(), req.getVersion(), "checksum");
           long length = req.getLength() == 0 ? r.length() : req.getLength();

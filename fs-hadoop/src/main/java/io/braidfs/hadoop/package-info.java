@@ -1,4 +1,5 @@
 /**
- * The Hadoop {@code FileSystem} for the {@code braid://} scheme, built on the Braid client library.
+ * Braid for Hadoop and Spark: {@link io.braidfs.hadoop.BraidFileSystem} for the {@code braid://}
+ * scheme, {@link io.braidfs.hadoop.BraidFs} for FileContext, and the streams they hand out.
  */
 package io.braidfs.hadoop;

@@ -3,7 +3,8 @@
  * through replica chains with many transfers in flight ({@link
  * io.braidfs.client.data.StripedWriter}, which also replaces replicas that fail mid-write) and read
  * from the nearest healthy replica with every byte's checksum verified ({@link
- * io.braidfs.client.data.StripedReader}). What it needs from the MDS is {@link
+ * io.braidfs.client.data.StripedReader}). {@link io.braidfs.client.data.FileChecksummer} composes a
+ * whole file's CRC32C from the replicas' stored CRCs. What it needs from the MDS is {@link
  * io.braidfs.client.data.ChunkService}.
  */
 @NullMarked

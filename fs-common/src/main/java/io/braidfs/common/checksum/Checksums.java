@@ -194,6 +194,21 @@ public final class Checksums {
   }
 
   /**
+   * The CRC32C of {@code length} zero bytes, without touching any: a hole in a sparse file reads as
+   * zeros, and its CRC is needed to compose a file checksum across it. Costs O(log length).
+   *
+   * @throws IllegalArgumentException if {@code length < 0}
+   */
+  public static int zeros(long length) {
+    if (length < 0) {
+      throw new IllegalArgumentException("length must be >= 0: " + length);
+    }
+    // Zero bytes add nothing to the linear part, so only the initial all-ones register, shifted
+    // through 8 * length bits, survives, and the final inversion is applied to it.
+    return multModP(xPowModP(length), ~0) ^ ~0;
+  }
+
+  /**
    * The CRC32C of a whole region, given the CRCs of its blocks as {@link #blockCrcs} returns them
    * and the region's length.
    *

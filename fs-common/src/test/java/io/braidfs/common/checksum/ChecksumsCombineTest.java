@@ -7,15 +7,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@link Checksums#combine} and {@link Checksums#composite}: against CRCs of real concatenated
- * data, and against an independent implementation of the classic zlib GF(2) matrix method for
- * lengths too large to materialise.
+ * {@link Checksums#combine}, {@link Checksums#composite} and {@link Checksums#zeros}: against CRCs
+ * of real concatenated data, and against an independent implementation of the classic zlib GF(2)
+ * matrix method for lengths too large to materialise.
  */
 class ChecksumsCombineTest {
   private static final int POLY = 0x82F63B78;
@@ -129,6 +130,55 @@ class ChecksumsCombineTest {
   }
 
   @Test
+  void zerosEqualsCrcOfZeroBytes() {
+    Random random = new Random(0x2e70L);
+    int[] lengths = {0, 1, 2, 3, 4, 7, 8, 4095, 4096, BLOCK_SIZE - 1, BLOCK_SIZE, BLOCK_SIZE + 1};
+    for (int length : lengths) {
+      assertThat(Checksums.zeros(length))
+          .as("length %d", length)
+          .isEqualTo(crcOf(new byte[length]));
+    }
+    for (int i = 0; i < 50; i++) {
+      int length = random.nextInt(3 * BLOCK_SIZE);
+      assertThat(Checksums.zeros(length))
+          .as("length %d", length)
+          .isEqualTo(crcOf(new byte[length]));
+    }
+    assertThat(Checksums.zeros(0)).isZero();
+  }
+
+  /** Lengths too large to allocate: zeros of n + m bytes are zeros of n followed by zeros of m. */
+  @Test
+  void zerosOfHugeLengthsCompose() {
+    Random random = new Random(0x2e71L);
+    for (int i = 0; i < 200; i++) {
+      long n = random.nextLong() >>> 2;
+      long m = random.nextLong() >>> 2;
+      assertThat(Checksums.combine(Checksums.zeros(n), Checksums.zeros(m), m))
+          .as("%d + %d", n, m)
+          .isEqualTo(Checksums.zeros(n + m));
+    }
+    // By doubling from one zero byte, independently of zeros' own method.
+    int crc = crcOf(new byte[1]);
+    long length = 1;
+    for (int k = 1; k < 62; k++) {
+      crc = Checksums.combine(crc, crc, length);
+      length *= 2;
+      assertThat(Checksums.zeros(length)).as("2^%d", k).isEqualTo(crc);
+    }
+  }
+
+  /** Random data followed by a run of zeros, composed without materialising the zeros. */
+  @Test
+  void dataThenZerosComposes() {
+    byte[] data = randomBytes(BLOCK_SIZE + 77, 53);
+    byte[] padded = Arrays.copyOf(data, data.length + 3 * BLOCK_SIZE + 5);
+    int zeros = padded.length - data.length;
+    assertThat(Checksums.combine(crcOf(data), Checksums.zeros(zeros), zeros))
+        .isEqualTo(crcOf(padded));
+  }
+
+  @Test
   void invalidArguments() {
     assertThatThrownBy(() -> Checksums.combine(1, 2, -1))
         .isInstanceOf(IllegalArgumentException.class)
@@ -141,6 +191,9 @@ class ChecksumsCombineTest {
     assertThatThrownBy(() -> Checksums.composite(new int[0], -1))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(Checksums.composite(new int[0], 0)).isZero();
+    assertThatThrownBy(() -> Checksums.zeros(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("length must be >= 0: -1");
   }
 
   private static void checkSplit(byte[] data, int length, int split) {

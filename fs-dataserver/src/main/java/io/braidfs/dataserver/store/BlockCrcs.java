@@ -1,9 +1,12 @@
 package io.braidfs.dataserver.store;
 
 import io.braidfs.common.checksum.Checksums;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.zip.CRC32C;
 
 /**
  * A replica's CRC32C per 64 KiB block, held in memory (so reads never read the meta file) and
@@ -106,10 +109,15 @@ final class BlockCrcs {
   }
 
   /**
-   * One CRC per {@code blocksPerPiece} blocks of {@code [0, covered)} of a replica of {@code total}
-   * bytes. A block that {@code covered} cuts is read: its stored CRC covers more.
+   * One CRC per {@code pieceSize} bytes of {@code [0, covered)} of a replica of {@code total}
+   * bytes, {@code pieceSize} a multiple or a divisor of the block size. A block that {@code
+   * covered} cuts is read: its stored CRC covers more.
    */
-  int[] pieces(long covered, long total, int blocksPerPiece) throws IOException {
+  int[] pieces(long covered, long total, int pieceSize) throws IOException {
+    if (pieceSize < BLOCK) {
+      return subBlockPieces(covered, total, pieceSize);
+    }
+    int blocksPerPiece = pieceSize / BLOCK;
     int blocks = blockCount(covered);
     int[] blockCrcs = Arrays.copyOf(crcs, blocks);
     if (blocks > 0 && blockLength(blocks - 1, covered) != blockLength(blocks - 1, total)) {
@@ -125,6 +133,34 @@ final class BlockCrcs {
         crc = Checksums.combine(crc, blockCrcs[b], blockLength(b, covered));
       }
       result[p] = crc;
+    }
+    return result;
+  }
+
+  /**
+   * Pieces smaller than a block (striping with stripe units under 64 KiB): the stored CRCs cannot
+   * be split, so each block is read, checked against its stored CRC (these CRCs leave the server in
+   * place of the data, so corrupt bytes must not become a plausible checksum), and cut.
+   */
+  private int[] subBlockPieces(long covered, long total, int pieceSize) throws IOException {
+    int[] result = new int[(int) ((covered + pieceSize - 1) / pieceSize)];
+    int perBlock = BLOCK / pieceSize;
+    CRC32C crc = new CRC32C();
+    for (int b = 0; b < blockCount(covered); b++) {
+      ByteBuffer block = files.readBlock(b, blockLength(b, total));
+      crc.reset();
+      crc.update(block.duplicate());
+      if ((int) crc.getValue() != crcs[b]) {
+        throw StatusExceptions.toIOException(
+            Status.CHECKSUM_MISMATCH,
+            "block " + b + " of " + files.dataPath() + " does not match its stored CRC");
+      }
+      int inBlock = blockLength(b, covered);
+      for (int at = 0; at < inBlock; at += pieceSize) {
+        crc.reset();
+        crc.update(block.slice(at, Math.min(pieceSize, inBlock - at)));
+        result[b * perBlock + at / pieceSize] = (int) crc.getValue();
+      }
     }
     return result;
   }

@@ -322,17 +322,22 @@ public final class Replica {
    * prefix is read).
    *
    * @param length the bytes to cover; 0 means the whole replica
-   * @param pieceSize a positive multiple of 64 KiB
+   * @param pieceSize a positive multiple of 64 KiB, or a divisor of 64 KiB (then every block is
+   *     read and checked against its stored CRC)
    * @throws IOException OUT_OF_RANGE if {@code length} exceeds the replica's length;
-   *     INVALID_ARGUMENT if {@code pieceSize} is not a positive multiple of 64 KiB or {@code
-   *     length} is negative
+   *     INVALID_ARGUMENT if {@code pieceSize} is neither a positive multiple nor a divisor of 64
+   *     KiB or {@code length} is negative; CHECKSUM_MISMATCH if a block read for pieces under 64
+   *     KiB does not match its stored CRC
    */
   public int[] pieceCrcs(long length, int pieceSize) throws IOException {
-    if (pieceSize <= 0 || pieceSize % BLOCK != 0 || length < 0) {
+    if (!validPieceSize(pieceSize) || length < 0) {
       throw error(
           Status.INVALID_ARGUMENT,
           "piece CRCs",
-          "piece size " + pieceSize + " is not a positive multiple of 64 KiB, or length " + length);
+          "piece size "
+              + pieceSize
+              + " is neither a positive multiple nor a divisor of 64 KiB, or length "
+              + length);
     }
     synchronized (this) {
       checkUsable("piece CRCs");
@@ -341,8 +346,15 @@ public final class Replica {
         throw error(
             Status.OUT_OF_RANGE, "piece CRCs", "length " + length + " is past the end " + total);
       }
-      return crcs.pieces(length == 0 ? total : length, total, pieceSize / BLOCK);
+      return crcs.pieces(length == 0 ? total : length, total, pieceSize);
     }
+  }
+
+  /**
+   * Whether {@link #pieceCrcs} accepts {@code pieceSize}: a positive multiple or divisor of 64 KiB.
+   */
+  public static boolean validPieceSize(int pieceSize) {
+    return pieceSize > 0 && (pieceSize % BLOCK == 0 || BLOCK % pieceSize == 0);
   }
 
   /** Marks the replica corrupt (persisted): reads fail until the MDS has it deleted. */

@@ -81,9 +81,7 @@ final class ReplicaFiles {
 
   /** The CRC32C of the data file's bytes {@code [offset, offset + length)}. */
   int crcOf(long offset, int length) throws IOException {
-    ByteBuffer buf = ByteBuffer.allocate(length);
-    FileIo.readFully(data(), buf, offset, dataPath);
-    buf.flip();
+    ByteBuffer buf = read(offset, length);
     CRC32C crc = new CRC32C();
     crc.update(buf);
     return (int) crc.getValue();
@@ -92,6 +90,17 @@ final class ReplicaFiles {
   /** The data file's block {@code block}, {@code length} bytes of it, as a CRC. */
   int blockCrc(int block, int length) throws IOException {
     return crcOf((long) block * Checksums.BLOCK_SIZE, length);
+  }
+
+  /** The data file's block {@code block}, {@code length} bytes of it, in a new heap buffer. */
+  ByteBuffer readBlock(int block, int length) throws IOException {
+    return read((long) block * Checksums.BLOCK_SIZE, length);
+  }
+
+  private ByteBuffer read(long offset, int length) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate(length);
+    FileIo.readFully(data(), buf, offset, dataPath);
+    return buf.flip();
   }
 
   void truncateData(long length) throws IOException {

@@ -251,7 +251,7 @@ class ReplicaTest {
     long[] lengths = {
       0, 1, 3, BLOCK - 1, BLOCK, BLOCK + 1, 100_000, 1024 * 1024, 1024 * 1024 + 5, bytes.length
     };
-    for (int pieceSize : new int[] {BLOCK, 2 * BLOCK, 1024 * 1024}) {
+    for (int pieceSize : new int[] {4096, 8192, BLOCK / 2, BLOCK, 2 * BLOCK, 1024 * 1024}) {
       for (long length : lengths) {
         int covered = (int) (length == 0 ? bytes.length : length);
         int pieces = (covered + pieceSize - 1) / pieceSize;
@@ -267,7 +267,21 @@ class ReplicaTest {
     assertThat(statusOf(() -> replica.pieceCrcs(bytes.length + 1, BLOCK)))
         .isEqualTo(Status.OUT_OF_RANGE);
     assertThat(statusOf(() -> replica.pieceCrcs(0, 1000))).isEqualTo(Status.INVALID_ARGUMENT);
+    assertThat(statusOf(() -> replica.pieceCrcs(0, 3 * 4096))).isEqualTo(Status.INVALID_ARGUMENT);
     assertThat(statusOf(() -> replica.pieceCrcs(0, 0))).isEqualTo(Status.INVALID_ARGUMENT);
+  }
+
+  /** Pieces under a block are cut from data read back, which must match the stored CRCs. */
+  @Test
+  void subBlockPieceCrcsRefuseCorruptData() throws IOException {
+    byte[] bytes = randomBytes(random, 3 * BLOCK + 100);
+    write(replica, 0, bytes);
+    assertThat(replica.pieceCrcs(0, 4096)).hasSize(3 * 16 + 1);
+    byte[] onDisk = Files.readAllBytes(StoreFixtures.dataFile(dir, KEY));
+    onDisk[BLOCK + 5] ^= 1;
+    Files.write(StoreFixtures.dataFile(dir, KEY), onDisk);
+    assertThat(statusOf(() -> replica.pieceCrcs(0, 4096))).isEqualTo(Status.CHECKSUM_MISMATCH);
+    assertThat(replica.pieceCrcs(BLOCK, 4096)).hasSize(16); // the bad block is not needed
   }
 
   @Test

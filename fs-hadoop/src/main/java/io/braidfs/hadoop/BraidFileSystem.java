@@ -1,0 +1,885 @@
+package io.braidfs.hadoop;
+
+import io.braidfs.client.BraidClient;
+import io.braidfs.client.BraidInputStream;
+import io.braidfs.client.BraidOutputStream;
+import io.braidfs.client.CreateOptions;
+import io.braidfs.client.DirectoryEntry;
+import io.braidfs.client.DirectoryPage;
+import io.braidfs.client.FileAttributes;
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.error.Status;
+import io.braidfs.hadoop.HadoopErrors.Op;
+import io.braidfs.proto.ChunkLocation;
+import io.braidfs.proto.ChunkSetLocation;
+import io.braidfs.proto.ContentSummaryResponse;
+import io.braidfs.proto.GetChunkLocationsResponse;
+import io.braidfs.proto.LayoutSpec;
+import io.braidfs.proto.RenameSemantics;
+import io.braidfs.proto.ReplicaLocation;
+import io.braidfs.proto.StatFsResponse;
+import io.braidfs.proto.XattrSetMode;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.BlockLocation;
+import org.apache.hadoop.fs.BulkDelete;
+import org.apache.hadoop.fs.CommonPathCapabilities;
+import org.apache.hadoop.fs.ContentSummary;
+import org.apache.hadoop.fs.CreateFlag;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FsStatus;
+import org.apache.hadoop.fs.LeaseRecoverable;
+import org.apache.hadoop.fs.Options;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
+import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.hadoop.fs.XAttrSetFlag;
+import org.apache.hadoop.fs.impl.PathCapabilitiesSupport;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.util.Progressable;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Braid as a Hadoop {@link FileSystem}, scheme {@code braid}: {@code braid://mds-host:7400/path}.
+ * Metadata goes to the MDS, data straight to the data servers, through one {@link BraidClient} per
+ * instance (Hadoop caches instances per scheme, authority and user). The caller's identity is
+ * Hadoop's current user and groups. Semantics follow HDFS, including its exceptions (mapped in
+ * {@link HadoopErrors}) and its rename, which returns false rather than throwing when the source is
+ * missing or the destination exists.
+ *
+ * <p>Thread-safety: safe for concurrent use, as Hadoop's FileSystem cache requires; only the
+ * working directory is unsynchronised per-instance state, as in every FileSystem.
+ */
+public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
+  /** The URI scheme. */
+  public static final String SCHEME = "braid";
+
+  static {
+    // Binds FileContext to BraidFs with no configuration, as HDFS adds hdfs-default.xml: loading
+    // this class (Hadoop does, through META-INF/services) makes it a default resource.
+    Configuration.addDefaultResource("braid-default.xml");
+  }
+
+  /** Entries per listing page: big enough to amortise a round trip, small enough to stream. */
+  private static final int LIST_PAGE = 1000;
+
+  /** Entries per listing call; tests lower it to exercise paging. */
+  int listPage = LIST_PAGE;
+
+  private URI uri;
+  private BraidClient client;
+  private Path workingDir;
+  private ExecutorService parallel;
+  private long defaultBlockSize;
+  private short defaultReplication;
+
+  @Override
+  public String getScheme() {
+    return SCHEME;
+  }
+
+  @Override
+  public void initialize(URI name, Configuration conf) throws IOException {
+    super.initialize(name, conf);
+    setConf(conf);
+    BraidConfig config;
+    try {
+      config = HadoopSettings.toBraidConfig(name, conf);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("braid: " + e.getMessage(), e);
+    }
+    this.uri = URI.create(SCHEME + "://" + name.getAuthority());
+    UserGroupInformation ugi = UserGroupInformation.getCurrentUser();
+    this.client =
+        BraidClient.builder(config)
+            .user(ugi.getShortUserName())
+            .groups(Arrays.asList(ugi.getGroupNames()))
+            .name("hadoop " + uri)
+            .build();
+    LayoutSpec defaults = client.serverDefaults().getDefaultLayout();
+    this.defaultBlockSize = defaults.getChunkSize() * defaults.getStripeWidth();
+    this.defaultReplication = (short) defaults.getReplication();
+    this.parallel = parallelPool(uri);
+    this.workingDir = getHomeDirectory();
+  }
+
+  /**
+   * Threads for calls issued together (vectored read ranges, bulk deletes): each waits on one call,
+   * so the data path and the MDS's group commit overlap them.
+   */
+  private static ExecutorService parallelPool(URI uri) {
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            16,
+            16,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "braid-parallel-" + n.incrementAndGet() + " " + uri);
+              t.setDaemon(true);
+              return t;
+            });
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
+
+  @Override
+  public URI getUri() {
+    return uri;
+  }
+
+  @Override
+  protected int getDefaultPort() {
+    return HadoopSettings.DEFAULT_PORT;
+  }
+
+  @Override
+  public @Nullable String getCanonicalServiceName() {
+    return null; // no delegation tokens (yet): nothing for a job to collect
+  }
+
+  @Override
+  public Path getWorkingDirectory() {
+    return workingDir;
+  }
+
+  @Override
+  public void setWorkingDirectory(Path dir) {
+    workingDir = makeQualified(dir);
+  }
+
+  @Override
+  public long getDefaultBlockSize() {
+    return defaultBlockSize;
+  }
+
+  @Override
+  public short getDefaultReplication() {
+    return defaultReplication;
+  }
+
+  /** The client this file system talks through (for tests and tools). */
+  public BraidClient client() {
+    return client;
+  }
+
+  // ---- reading ---------------------------------------------------------------------------------
+
+  @Override
+  public FSDataInputStream open(Path f, int bufferSize) throws IOException {
+    statistics.incrementReadOps(1);
+    BraidInputStream in;
+    try {
+      in = client.open(pathOf(f));
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.OPEN);
+    }
+    return new FSDataInputStream(new BraidFsInputStream(in, statistics, parallel));
+  }
+
+  // ---- writing ---------------------------------------------------------------------------------
+
+  @Override
+  public FSDataOutputStream create(
+      Path f,
+      FsPermission permission,
+      boolean overwrite,
+      int bufferSize,
+      short replication,
+      long blockSize,
+      @Nullable Progressable progress)
+      throws IOException {
+    return create(f, permission, overwrite, true, replication, blockSize);
+  }
+
+  @Override
+  public FSDataOutputStream createNonRecursive(
+      Path f,
+      FsPermission permission,
+      EnumSet<CreateFlag> flags,
+      int bufferSize,
+      short replication,
+      long blockSize,
+      @Nullable Progressable progress)
+      throws IOException {
+    if (flags.contains(CreateFlag.APPEND)) {
+      try {
+        return append(f, bufferSize, progress);
+      } catch (FileNotFoundException e) {
+        if (!flags.contains(CreateFlag.CREATE)) {
+          throw e;
+        }
+      }
+    }
+    return create(
+        f, permission, flags.contains(CreateFlag.OVERWRITE), false, replication, blockSize);
+  }
+
+  private FSDataOutputStream create(
+      Path f,
+      FsPermission permission,
+      boolean overwrite,
+      boolean createParents,
+      short replication,
+      long blockSize)
+      throws IOException {
+    statistics.incrementWriteOps(1);
+    String path = pathOf(f);
+    CreateOptions options =
+        CreateOptions.defaults()
+            .withMode(permission.toShort() & 07777)
+            .withOverwrite(overwrite)
+            .withCreateParents(createParents)
+            .withLayout(layoutFor(path, replication, blockSize));
+    BraidOutputStream out;
+    try {
+      out = client.create(path, options);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.CREATE);
+    }
+    return new FSDataOutputStream(new BraidFsOutputStream(out), statistics);
+  }
+
+  /**
+   * The per-file layout that gives Hadoop's replication and block size; fields left 0 inherit the
+   * directory's policy. A block is one chunk set, so a block size sets the chunk size to the block
+   * divided by the stripe width the file would get, in whole stripe units.
+   */
+  private LayoutSpec layoutFor(String path, short replication, long blockSize) throws IOException {
+    LayoutSpec.Builder b = LayoutSpec.newBuilder();
+    if (replication > 0 && replication != defaultReplication) {
+      b.setReplication(replication);
+    }
+    if (blockSize > 0 && blockSize != defaultBlockSize) {
+      LayoutSpec effective = effectiveLayout(path);
+      long unit = effective.getStripeUnit();
+      long chunk = blockSize / Math.max(1, effective.getStripeWidth()) / unit * unit;
+      b.setChunkSize(Math.max(unit, chunk));
+    }
+    return b.build();
+  }
+
+  /** The layout a new file at {@code path} would get from its nearest existing ancestor. */
+  private LayoutSpec effectiveLayout(String path) throws IOException {
+    String dir = parentOf(path);
+    while (true) {
+      try {
+        return client.layoutPolicy(dir).getEffective();
+      } catch (IOException e) {
+        if (!HadoopErrors.is(e, Status.NOT_FOUND) || dir.equals("/")) {
+          throw HadoopErrors.translate(e, Op.CREATE);
+        }
+        dir = parentOf(dir); // parents will be created: they inherit from above
+      }
+    }
+  }
+
+  @Override
+  public FSDataOutputStream append(Path f, int bufferSize, @Nullable Progressable progress)
+      throws IOException {
+    statistics.incrementWriteOps(1);
+    BraidOutputStream out;
+    try {
+      out = client.append(pathOf(f));
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.OPEN);
+    }
+    return new FSDataOutputStream(new BraidFsOutputStream(out), statistics, out.getPos());
+  }
+
+  @Override
+  public boolean truncate(Path f, long newLength) throws IOException {
+    statistics.incrementWriteOps(1);
+    try {
+      client.truncate(pathOf(f), newLength);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+    return true; // done at once: no block recovery to wait for
+  }
+
+  @Override
+  public void concat(Path trg, Path[] psrcs) throws IOException {
+    statistics.incrementWriteOps(1);
+    List<String> sources = new ArrayList<>(psrcs.length);
+    for (Path p : psrcs) {
+      sources.add(pathOf(p));
+    }
+    try {
+      client.concat(pathOf(trg), sources);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+  }
+
+  // ---- namespace -------------------------------------------------------------------------------
+
+  /**
+   * HDFS's rename: a missing source or an existing destination file gives false; an existing
+   * destination directory receives the source inside it.
+   */
+  @Override
+  public boolean rename(Path src, Path dst) throws IOException {
+    statistics.incrementWriteOps(1);
+    String from = pathOf(src);
+    String to = pathOf(dst);
+    if (from.equals("/")) {
+      return false; // the root cannot move
+    }
+    try {
+      client.rename(from, to, RenameSemantics.RENAME_SEMANTICS_HADOOP, false, false);
+      return true;
+    } catch (IOException e) {
+      if (HadoopErrors.is(e, Status.NOT_FOUND)
+          || HadoopErrors.is(e, Status.ALREADY_EXISTS)
+          || HadoopErrors.is(e, Status.NOT_DIRECTORY)) {
+        return false;
+      }
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+  }
+
+  /**
+   * FileContext's rename (and FileSystem's with options): POSIX semantics, atomically; without
+   * {@link Options.Rename#OVERWRITE} an existing destination is refused.
+   */
+  @Override
+  protected void rename(Path src, Path dst, Options.Rename... options) throws IOException {
+    statistics.incrementWriteOps(1);
+    boolean overwrite = Arrays.asList(options).contains(Options.Rename.OVERWRITE);
+    try {
+      client.rename(
+          pathOf(src), pathOf(dst), RenameSemantics.RENAME_SEMANTICS_POSIX, !overwrite, false);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+  }
+
+  @Override
+  public boolean delete(Path f, boolean recursive) throws IOException {
+    statistics.incrementWriteOps(1);
+    String path = pathOf(f);
+    if (path.equals("/")) {
+      return deleteRoot(recursive);
+    }
+    try {
+      client.delete(path, recursive);
+      return true;
+    } catch (IOException e) {
+      if (HadoopErrors.is(e, Status.NOT_FOUND)) {
+        return false;
+      }
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+  }
+
+  /**
+   * As HDFS: the root is never deleted, so this returns false, but a non-recursive delete of a
+   * non-empty root still says why it would have failed.
+   */
+  private boolean deleteRoot(boolean recursive) throws IOException {
+    if (!recursive) {
+      DirectoryPage children;
+      try {
+        children = client.list("/", "", 1, true);
+      } catch (IOException e) {
+        throw HadoopErrors.translate(e, Op.PATH);
+      }
+      if (!children.entries().isEmpty()) {
+        throw new PathIsNotEmptyDirectoryException("delete /: the root directory is not empty");
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public boolean mkdirs(Path f, FsPermission permission) throws IOException {
+    statistics.incrementWriteOps(1);
+    try {
+      client.mkdirs(pathOf(f), permission.toShort() & 07777);
+      return true;
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.CREATE);
+    }
+  }
+
+  @Override
+  public FileStatus getFileStatus(Path f) throws IOException {
+    statistics.incrementReadOps(1);
+    Path q = makeQualified(f);
+    try {
+      return toStatus(client.stat(pathOf(q)), q);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+  }
+
+  @Override
+  public FileStatus getFileLinkStatus(Path f) throws IOException {
+    statistics.incrementReadOps(1);
+    Path q = makeQualified(f);
+    try {
+      return toStatus(client.lstat(pathOf(q)), q);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+  }
+
+  @Override
+  public boolean supportsSymlinks() {
+    return true;
+  }
+
+  @Override
+  public void createSymlink(Path target, Path link, boolean createParent) throws IOException {
+    statistics.incrementWriteOps(1);
+    String t = target.toUri().getPath();
+    if (target.toUri().getScheme() != null) {
+      t = pathOf(target); // a qualified target must be on this file system
+    }
+    try {
+      client.symlink(t, pathOf(link), createParent);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.CREATE);
+    }
+  }
+
+  @Override
+  public Path getLinkTarget(Path f) throws IOException {
+    statistics.incrementReadOps(1);
+    try {
+      return new Path(client.readLink(pathOf(f)));
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+  }
+
+  @Override
+  protected Path resolveLink(Path f) throws IOException {
+    return getLinkTarget(f);
+  }
+
+  @Override
+  public FileStatus[] listStatus(Path f) throws IOException {
+    List<FileStatus> all = new ArrayList<>();
+    RemoteIterator<FileStatus> it = listStatusIterator(f);
+    while (it.hasNext()) {
+      all.add(it.next());
+    }
+    return all.toArray(new FileStatus[0]);
+  }
+
+  /**
+   * Pages through a directory, {@value #LIST_PAGE} entries per MDS call, so a huge directory
+   * streams; each page is consistent, the whole listing is not (as HDFS). A file lists as itself.
+   */
+  @Override
+  public RemoteIterator<FileStatus> listStatusIterator(Path f) throws IOException {
+    Path dir = makeQualified(f);
+    String path = pathOf(dir);
+    DirectoryPage first;
+    statistics.incrementReadOps(1);
+    try {
+      first = client.list(path, "", listPage, false);
+    } catch (IOException e) {
+      if (HadoopErrors.is(e, Status.NOT_DIRECTORY)) {
+        // listStatus(file) is [status(file)]; the path may also run through a file (then FNF).
+        FileStatus self = getFileStatus(dir);
+        if (!self.isDirectory()) {
+          return singleton(self);
+        }
+      }
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+    return new Listing(dir, path, first);
+  }
+
+  private static RemoteIterator<FileStatus> singleton(FileStatus s) {
+    return new RemoteIterator<>() {
+      private boolean done;
+
+      @Override
+      public boolean hasNext() {
+        return !done;
+      }
+
+      @Override
+      public FileStatus next() {
+        if (done) {
+          throw new NoSuchElementException();
+        }
+        done = true;
+        return s;
+      }
+    };
+  }
+
+  /** A paged listing: the next page is fetched after the last entry of the current one. */
+  private final class Listing implements RemoteIterator<FileStatus> {
+    private final Path dir;
+    private final String path;
+    private DirectoryPage page;
+    private int next;
+
+    Listing(Path dir, String path, DirectoryPage first) {
+      this.dir = dir;
+      this.path = path;
+      this.page = first;
+    }
+
+    @Override
+    public boolean hasNext() throws IOException {
+      while (next == page.entries().size()) {
+        if (!page.hasMore() || page.entries().isEmpty()) {
+          return false;
+        }
+        String after = page.entries().get(page.entries().size() - 1).name();
+        statistics.incrementReadOps(1);
+        statistics.incrementLargeReadOps(1);
+        try {
+          page = client.list(path, after, listPage, false);
+        } catch (IOException e) {
+          throw HadoopErrors.translate(e, Op.PATH);
+        }
+        next = 0;
+      }
+      return true;
+    }
+
+    @Override
+    public FileStatus next() throws IOException {
+      if (!hasNext()) {
+        throw new NoSuchElementException("no more entries in " + dir);
+      }
+      DirectoryEntry e = page.entries().get(next++);
+      FileAttributes a = e.attributes();
+      if (a == null) {
+        throw new IllegalStateException("listing of " + path + " came without attributes");
+      }
+      return toStatus(a, new Path(dir, e.name()));
+    }
+  }
+
+  @Override
+  public void setPermission(Path p, FsPermission permission) throws IOException {
+    statistics.incrementWriteOps(1);
+    try {
+      client.setPermission(pathOf(p), permission.toShort() & 07777);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+  }
+
+  @Override
+  public void setOwner(Path p, @Nullable String username, @Nullable String groupname)
+      throws IOException {
+    statistics.incrementWriteOps(1);
+    try {
+      client.setOwner(pathOf(p), username, groupname);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+  }
+
+  /** Times in milliseconds; -1 leaves one unchanged, as the specification says. */
+  @Override
+  public void setTimes(Path p, long mtime, long atime) throws IOException {
+    statistics.incrementWriteOps(1);
+    try {
+      client.setTimes(
+          pathOf(p),
+          mtime < 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(mtime),
+          atime < 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(atime));
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+  }
+
+  @Override
+  public ContentSummary getContentSummary(Path f) throws IOException {
+    statistics.incrementReadOps(1);
+    ContentSummaryResponse r;
+    try {
+      r = client.contentSummary(pathOf(f));
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+    return new ContentSummary.Builder()
+        .length(r.getLength())
+        .fileCount(r.getFileCount())
+        .directoryCount(r.getDirectoryCount())
+        .spaceConsumed(r.getSpaceConsumed())
+        .quota(-1)
+        .spaceQuota(-1)
+        .build();
+  }
+
+  @Override
+  public FsStatus getStatus(@Nullable Path p) throws IOException {
+    statistics.incrementReadOps(1);
+    StatFsResponse r;
+    try {
+      r = client.statFs();
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+    return new FsStatus(r.getCapacityBytes(), r.getUsedBytes(), r.getAvailableBytes());
+  }
+
+  // ---- locality --------------------------------------------------------------------------------
+
+  /**
+   * One location per chunk set (a Hadoop block) overlapping the range, naming every data server
+   * holding a replica of one of its chunks, those holding the most chunks first: a task placed
+   * there reads most of its split locally.
+   */
+  @Override
+  public BlockLocation @Nullable [] getFileBlockLocations(
+      @Nullable FileStatus file, long start, long len) throws IOException {
+    if (file == null) {
+      return null;
+    }
+    if (start < 0 || len < 0) {
+      throw new IllegalArgumentException(
+          "getFileBlockLocations " + file.getPath() + ": negative start or length");
+    }
+    if (!file.isFile() || start >= file.getLen() || len == 0) {
+      return new BlockLocation[0];
+    }
+    statistics.incrementReadOps(1);
+    GetChunkLocationsResponse r;
+    try {
+      r = client.locations(pathOf(file.getPath()), start, len);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+    long span = file.getBlockSize() > 0 ? file.getBlockSize() : defaultBlockSize;
+    long fileLength = Math.max(r.getFileLength(), file.getLen());
+    List<BlockLocation> out = new ArrayList<>(r.getChunkSetsCount());
+    for (ChunkSetLocation set : r.getChunkSetsList()) {
+      long offset = set.getFileOffset();
+      long length = Math.min(span, fileLength - offset);
+      if (length <= 0) {
+        continue;
+      }
+      Map<String, Integer> held = new LinkedHashMap<>();
+      Map<String, String> racks = new TreeMap<>();
+      for (ChunkLocation chunk : set.getChunksList()) {
+        for (ReplicaLocation replica : chunk.getReplicasList()) {
+          String name = replica.getHost() + ":" + replica.getPort();
+          held.merge(name, 1, Integer::sum);
+          racks.put(name, replica.getRack().isEmpty() ? "/default-rack" : replica.getRack());
+        }
+      }
+      List<String> names = new ArrayList<>(held.keySet());
+      names.sort((a, b) -> held.get(b) - held.get(a));
+      Set<String> hosts = new LinkedHashSet<>();
+      List<String> topology = new ArrayList<>();
+      for (String name : names) {
+        hosts.add(name.substring(0, name.lastIndexOf(':')));
+        topology.add(racks.get(name) + "/" + name);
+      }
+      out.add(
+          new BlockLocation(
+              names.toArray(new String[0]),
+              hosts.toArray(new String[0]),
+              topology.toArray(new String[0]),
+              offset,
+              length));
+    }
+    return out.toArray(new BlockLocation[0]);
+  }
+
+  // ---- extended attributes ---------------------------------------------------------------------
+
+  @Override
+  public void setXAttr(Path path, String name, byte[] value, EnumSet<XAttrSetFlag> flag)
+      throws IOException {
+    statistics.incrementWriteOps(1);
+    boolean create = flag.contains(XAttrSetFlag.CREATE);
+    boolean replace = flag.contains(XAttrSetFlag.REPLACE);
+    XattrSetMode mode =
+        create == replace
+            ? XattrSetMode.XATTR_SET_MODE_UNSPECIFIED
+            : create ? XattrSetMode.XATTR_SET_MODE_CREATE : XattrSetMode.XATTR_SET_MODE_REPLACE;
+    try {
+      client.setXattr(pathOf(path), name, value, mode);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+  }
+
+  @Override
+  public byte[] getXAttr(Path path, String name) throws IOException {
+    statistics.incrementReadOps(1);
+    Optional<byte[]> value;
+    try {
+      value = client.getXattr(pathOf(path), name);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+    return value.orElseThrow(
+        () -> new IOException("getXAttr " + path + ": no attribute named " + name));
+  }
+
+  @Override
+  public Map<String, byte[]> getXAttrs(Path path) throws IOException {
+    return getXAttrs(path, listXAttrs(path));
+  }
+
+  @Override
+  public Map<String, byte[]> getXAttrs(Path path, List<String> names) throws IOException {
+    Map<String, byte[]> values = new TreeMap<>();
+    for (String name : names) {
+      statistics.incrementReadOps(1);
+      try {
+        client.getXattr(pathOf(path), name).ifPresent(v -> values.put(name, v));
+      } catch (IOException e) {
+        throw HadoopErrors.translate(e, Op.PATH);
+      }
+    }
+    return values;
+  }
+
+  @Override
+  public List<String> listXAttrs(Path path) throws IOException {
+    statistics.incrementReadOps(1);
+    try {
+      return client.listXattrs(pathOf(path));
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+  }
+
+  @Override
+  public void removeXAttr(Path path, String name) throws IOException {
+    statistics.incrementWriteOps(1);
+    try {
+      client.removeXattr(pathOf(path), name);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.PATH);
+    }
+  }
+
+  @Override
+  public BulkDelete createBulkDelete(Path path) throws IOException {
+    return new BraidBulkDelete(client, makeQualified(path), parallel);
+  }
+
+  // ---- leases ----------------------------------------------------------------------------------
+
+  @Override
+  public boolean recoverLease(Path file) throws IOException {
+    statistics.incrementWriteOps(1);
+    try {
+      return client.recoverLease(pathOf(file));
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.OPEN);
+    }
+  }
+
+  @Override
+  public boolean isFileClosed(Path file) throws IOException {
+    statistics.incrementReadOps(1);
+    try {
+      return !client.locations(pathOf(file), 0, 1).getUnderConstruction();
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.OPEN);
+    }
+  }
+
+  // ---- capabilities and lifecycle --------------------------------------------------------------
+
+  @Override
+  public boolean hasPathCapability(Path path, String capability) throws IOException {
+    switch (PathCapabilitiesSupport.validatePathCapabilityArgs(makeQualified(path), capability)) {
+      case CommonPathCapabilities.FS_APPEND,
+      CommonPathCapabilities.FS_CONCAT,
+      CommonPathCapabilities.FS_PERMISSIONS,
+      CommonPathCapabilities.FS_XATTRS,
+      CommonPathCapabilities.FS_SYMLINKS,
+      CommonPathCapabilities.FS_TRUNCATE,
+      CommonPathCapabilities.LEASE_RECOVERABLE:
+        return true;
+      case CommonPathCapabilities.FS_ACLS,
+      CommonPathCapabilities.FS_SNAPSHOTS,
+      CommonPathCapabilities.FS_CHECKSUMS:
+        return false;
+      default:
+        return super.hasPathCapability(path, capability);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      super.close(); // deletes deleteOnExit paths while the client still works
+    } finally {
+      if (parallel != null) {
+        parallel.shutdownNow();
+      }
+      if (client != null) {
+        client.close();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "BraidFileSystem{" + uri + ", user " + (client == null ? "?" : client.user()) + "}";
+  }
+
+  // ---- helpers ---------------------------------------------------------------------------------
+
+  /** The absolute Braid path of {@code p}, resolved against the working directory. */
+  private String pathOf(Path p) {
+    Path q = makeQualified(p); // throws IllegalArgumentException for another file system
+    String path = q.toUri().getPath();
+    return path.isEmpty() ? "/" : path;
+  }
+
+  private static String parentOf(String path) {
+    int slash = path.lastIndexOf('/');
+    return slash <= 0 ? "/" : path.substring(0, slash);
+  }
+
+  private FileStatus toStatus(FileAttributes a, Path qualified) throws IOException {
+    boolean file = a.isFile();
+    return new FileStatus(
+        file ? a.size() : 0,
+        a.isDirectory(),
+        file ? a.layout().replication() : 0,
+        file ? a.blockSize() : 0,
+        TimeUnit.NANOSECONDS.toMillis(a.mtimeNanos()),
+        TimeUnit.NANOSECONDS.toMillis(a.atimeNanos()),
+        new FsPermission((short) (a.mode() & 07777)),
+        a.user(),
+        a.group(),
+        a.isSymlink() ? new Path(a.symlinkTarget()) : null,
+        qualified);
+  }
+}

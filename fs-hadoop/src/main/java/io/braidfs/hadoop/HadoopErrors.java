@@ -1,0 +1,78 @@
+package io.braidfs.hadoop;
+
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import org.apache.hadoop.fs.FileAlreadyExistsException;
+import org.apache.hadoop.fs.ParentNotDirectoryException;
+import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
+import org.apache.hadoop.security.AccessControlException;
+
+/**
+ * The one place where a Braid {@link Status} becomes the exception the Hadoop FileSystem
+ * specification names, so that callers written for HDFS catch what they expect. The Braid exception
+ * stays attached as the cause (with its status and the server's message).
+ *
+ * <p>Thread-safety: stateless.
+ */
+final class HadoopErrors {
+  private static final String DOES_NOT_EXIST = "File does not exist: ";
+  private static final String NOT_A_FILE = "Path is not a file: ";
+
+  private HadoopErrors() {}
+
+  /** What the failed operation was doing, where the same status means different things. */
+  enum Op {
+    /** Reading or changing an existing path (a file on the way means it does not exist). */
+    PATH,
+    /**
+     * Creating a path: a directory in the way means the file exists, a file on the way is a parent
+     * that is not a directory, as HDFS says.
+     */
+    CREATE,
+    /** Opening a file to read (a directory is "not a file": FileNotFoundException, as HDFS). */
+    OPEN,
+  }
+
+  /**
+   * The Hadoop exception for a Braid failure.
+   *
+   * @param e what the client threw
+   * @param op what was being done
+   * @return the exception to throw; {@code e} itself when Hadoop has no more precise type
+   */
+  static IOException translate(IOException e, Op op) {
+    Status status = StatusExceptions.statusOf(e);
+    String message = e.getMessage() == null ? status.name() : e.getMessage();
+    IOException h =
+        switch (status) {
+          // The HDFS texts lead, as callers (and Hadoop's own tests) match on them.
+          case NOT_FOUND -> new FileNotFoundException(DOES_NOT_EXIST + message);
+          case ALREADY_EXISTS -> new FileAlreadyExistsException(message);
+          case NOT_DIRECTORY ->
+              op == Op.CREATE
+                  ? new ParentNotDirectoryException(message)
+                  : new FileNotFoundException(DOES_NOT_EXIST + message);
+          case IS_DIRECTORY ->
+              switch (op) {
+                case CREATE -> new FileAlreadyExistsException(message);
+                case OPEN -> new FileNotFoundException(NOT_A_FILE + message);
+                case PATH -> null;
+              };
+          case NOT_EMPTY -> new PathIsNotEmptyDirectoryException(message);
+          case PERMISSION_DENIED -> new AccessControlException(message);
+          default -> null;
+        };
+    if (h == null) {
+      return e;
+    }
+    h.initCause(e);
+    return h;
+  }
+
+  /** Whether {@code e} carries {@code status}. */
+  static boolean is(IOException e, Status status) {
+    return StatusExceptions.statusOf(e) == status;
+  }
+}

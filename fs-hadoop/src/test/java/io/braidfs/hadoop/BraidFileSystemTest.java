@@ -1,0 +1,323 @@
+package io.braidfs.hadoop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.braidfs.proto.LayoutSpec;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.PrivilegedExceptionAction;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.BlockLocation;
+import org.apache.hadoop.fs.ContentSummary;
+import org.apache.hadoop.fs.CreateFlag;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileAlreadyExistsException;
+import org.apache.hadoop.fs.FileContext;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Options;
+import org.apache.hadoop.fs.ParentNotDirectoryException;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
+import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.hadoop.fs.XAttrSetFlag;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.security.AccessControlException;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * What the contract suites leave out: layout mapping, locality, the exceptions of permission and
+ * type errors, settings, paging, xattrs, symlinks, statistics and FileContext, against a real
+ * cluster.
+ */
+class BraidFileSystemTest {
+  private static final URI URI_ = ContractCluster.uri("unit");
+
+  private final Configuration conf = new Configuration();
+  private BraidFileSystem fs;
+  private Path dir;
+
+  @BeforeEach
+  void open(TestInfo info) throws IOException {
+    fs = (BraidFileSystem) FileSystem.newInstance(URI_, conf);
+    dir = new Path("/unit/" + info.getTestMethod().orElseThrow().getName());
+    fs.delete(dir, true);
+    assertThat(fs.mkdirs(dir)).isTrue();
+  }
+
+  @AfterEach
+  void close() throws IOException {
+    fs.close();
+  }
+
+  private static byte[] random(int n, long seed) {
+    byte[] b = new byte[n];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  private void write(Path p, byte[] data) throws IOException {
+    try (FSDataOutputStream out = fs.create(p, true)) {
+      out.write(data);
+    }
+  }
+
+  private byte[] read(Path p) throws IOException {
+    try (FSDataInputStream in = fs.open(p)) {
+      byte[] b = new byte[(int) fs.getFileStatus(p).getLen()];
+      in.readFully(0, b);
+      return b;
+    }
+  }
+
+  @Test
+  void blockLocationsNameTheDataServersOfEachChunkSet() throws IOException {
+    // 64 KiB units, width 2, 128 KiB chunks: a block (chunk set) is 256 KiB.
+    fs.client()
+        .setLayoutPolicy(
+            dir.toUri().getPath(),
+            LayoutSpec.newBuilder()
+                .setStripeUnit(64 << 10)
+                .setStripeWidth(2)
+                .setChunkSize(128 << 10)
+                .setReplication(2)
+                .build());
+    Path f = new Path(dir, "f");
+    byte[] data = random(600 << 10, 1);
+    write(f, data);
+    FileStatus st = fs.getFileStatus(f);
+    assertThat(st.getBlockSize()).isEqualTo(256 << 10);
+    assertThat(st.getReplication()).isEqualTo((short) 2);
+
+    BlockLocation[] all = fs.getFileBlockLocations(st, 0, st.getLen());
+    assertThat(all).hasSize(3);
+    assertThat(Arrays.stream(all).mapToLong(BlockLocation::getOffset))
+        .containsExactly(0L, 256L << 10, 512L << 10);
+    assertThat(Arrays.stream(all).mapToLong(BlockLocation::getLength))
+        .containsExactly(256L << 10, 256L << 10, (600L - 512) << 10);
+    for (BlockLocation b : all) {
+      assertThat(b.getHosts()).containsExactly("127.0.0.1"); // all three servers share the host
+      assertThat(b.getNames()).hasSizeBetween(2, 3).allMatch(n -> n.startsWith("127.0.0.1:"));
+      assertThat(b.getTopologyPaths()).allMatch(t -> t.startsWith("/default-rack/127.0.0.1:"));
+    }
+    // A range inside the second block gives only that block; past the end gives none.
+    assertThat(fs.getFileBlockLocations(st, 300 << 10, 10)).hasSize(1);
+    assertThat(fs.getFileBlockLocations(st, st.getLen(), 10)).isEmpty();
+    assertThat(fs.getFileBlockLocations(fs.getFileStatus(dir), 0, 10)).isEmpty();
+    assertThatThrownBy(() -> fs.getFileBlockLocations(st, -1, 10))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(read(f)).isEqualTo(data);
+  }
+
+  @Test
+  void createMapsReplicationAndBlockSizeOntoTheLayout() throws IOException {
+    Path f = new Path(dir, "f");
+    try (FSDataOutputStream out =
+        fs.create(f, FsPermission.getFileDefault(), true, 4096, (short) 1, 8L << 20, null)) {
+      out.write(1);
+    }
+    FileStatus st = fs.getFileStatus(f);
+    assertThat(st.getReplication()).isEqualTo((short) 1);
+    assertThat(st.getBlockSize()).isEqualTo(8L << 20);
+    // Defaults leave the layout to the directory policy.
+    Path g = new Path(dir, "g");
+    fs.create(g).close();
+    assertThat(fs.getFileStatus(g).getBlockSize()).isEqualTo(fs.getDefaultBlockSize(g));
+    assertThat(fs.getFileStatus(g).getReplication()).isEqualTo(fs.getDefaultReplication(g));
+  }
+
+  @Test
+  void wrongTypesGiveHdfsExceptionsAndChangeNothing() throws IOException {
+    Path file = new Path(dir, "file");
+    write(file, new byte[] {1, 2, 3});
+    assertThatThrownBy(() -> fs.create(new Path(file, "child")))
+        .isInstanceOf(ParentNotDirectoryException.class)
+        .hasMessageContaining("/file");
+    assertThatThrownBy(() -> fs.mkdirs(new Path(file, "sub")))
+        .isInstanceOf(ParentNotDirectoryException.class);
+    assertThatThrownBy(() -> fs.create(dir, false)).isInstanceOf(FileAlreadyExistsException.class);
+    assertThatThrownBy(() -> fs.create(file, false)).isInstanceOf(FileAlreadyExistsException.class);
+    assertThatThrownBy(() -> fs.open(dir))
+        .isInstanceOf(FileNotFoundException.class)
+        .hasMessageContaining("Path is not a file");
+    assertThatThrownBy(() -> fs.getFileStatus(new Path(file, "x")))
+        .isInstanceOf(FileNotFoundException.class);
+    assertThatThrownBy(() -> fs.delete(dir, false))
+        .isInstanceOf(PathIsNotEmptyDirectoryException.class);
+    assertThatThrownBy(
+            () ->
+                fs.createNonRecursive(
+                    new Path(dir, "missing/f"),
+                    FsPermission.getFileDefault(),
+                    EnumSet.of(CreateFlag.CREATE),
+                    4096,
+                    (short) 1,
+                    1 << 20,
+                    null))
+        .isInstanceOf(FileNotFoundException.class);
+    assertThat(fs.exists(new Path(dir, "missing"))).isFalse();
+    assertThat(fs.listStatus(dir)).extracting(s -> s.getPath().getName()).containsExactly("file");
+    assertThat(read(file)).containsExactly(1, 2, 3);
+  }
+
+  @Test
+  void anotherUserIsRefusedWithAccessControlException() throws Exception {
+    fs.setPermission(dir, new FsPermission((short) 0755));
+    Path mine = new Path(dir, "mine");
+    write(mine, new byte[] {7});
+    fs.setPermission(mine, new FsPermission((short) 0600));
+    UserGroupInformation alice =
+        UserGroupInformation.createUserForTesting("alice", new String[] {"staff"});
+    FileSystem asAlice =
+        alice.doAs(
+            (PrivilegedExceptionAction<FileSystem>) () -> FileSystem.newInstance(URI_, conf));
+    try {
+      assertThatThrownBy(() -> asAlice.create(new Path(dir, "hers")))
+          .isInstanceOf(AccessControlException.class);
+      assertThatThrownBy(() -> asAlice.open(mine)).isInstanceOf(AccessControlException.class);
+      assertThatThrownBy(() -> asAlice.delete(mine, false))
+          .isInstanceOf(AccessControlException.class);
+      assertThat(asAlice.getFileStatus(mine).getOwner()).isEqualTo("root");
+    } finally {
+      asAlice.close();
+    }
+    assertThat(fs.exists(new Path(dir, "hers"))).isFalse();
+    assertThat(read(mine)).containsExactly(7);
+  }
+
+  @Test
+  void settingsAreMappedAndUnknownOnesRefused() throws IOException {
+    Configuration bad = new Configuration();
+    bad.set("fs.braid.no-such-setting", "1");
+    assertThatThrownBy(() -> FileSystem.newInstance(URI_, bad))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("fs.braid.no-such-setting");
+
+    Configuration good = new Configuration();
+    good.set("fs.braid.prefetch.max-window", "4MiB");
+    good.set("fs.permissions.umask-mode", "077");
+    try (BraidFileSystem tuned = (BraidFileSystem) FileSystem.newInstance(URI_, good)) {
+      assertThat(tuned.client().options().maxWindow()).isEqualTo(4L << 20);
+      Path f = new Path(dir, "private");
+      tuned.create(f).close();
+      assertThat(tuned.getFileStatus(f).getPermission().toShort()).isEqualTo((short) 0600);
+    }
+
+    Configuration named = new Configuration();
+    named.set("fs.braid.cluster.prod.mds", "127.0.0.1:" + URI_.getPort());
+    try (FileSystem viaName = FileSystem.newInstance(URI.create("braid://prod/"), named)) {
+      assertThat(viaName.getUri()).isEqualTo(URI.create("braid://prod"));
+      assertThat(viaName.exists(dir)).isTrue();
+      assertThat(viaName.makeQualified(dir).toString()).startsWith("braid://prod/");
+    }
+  }
+
+  @Test
+  void listingsArePagedAndComplete() throws IOException {
+    fs.listPage = 3;
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      names.add("e" + i);
+      fs.mkdirs(new Path(dir, "e" + i));
+    }
+    List<String> seen = new ArrayList<>();
+    RemoteIterator<FileStatus> it = fs.listStatusIterator(dir);
+    while (it.hasNext()) {
+      assertThat(it.hasNext()).isTrue(); // idempotent
+      seen.add(it.next().getPath().getName());
+    }
+    assertThat(seen).containsExactlyInAnyOrderElementsOf(names);
+    assertThat(fs.listStatus(dir)).hasSize(10);
+    Path file = new Path(dir, "e0/f");
+    write(file, new byte[] {1});
+    assertThat(fs.listStatus(file))
+        .extracting(FileStatus::getPath)
+        .containsExactly(fs.makeQualified(file));
+  }
+
+  @Test
+  void xattrsSymlinksTimesTruncateAppendAndSummaries() throws IOException {
+    Path f = new Path(dir, "f");
+    write(f, "hello".getBytes(StandardCharsets.UTF_8));
+    fs.setXAttr(f, "user.a", new byte[] {1}, EnumSet.of(XAttrSetFlag.CREATE));
+    assertThatThrownBy(
+            () -> fs.setXAttr(f, "user.a", new byte[] {2}, EnumSet.of(XAttrSetFlag.CREATE)))
+        .isInstanceOf(IOException.class);
+    fs.setXAttr(f, "user.a", new byte[] {3}, EnumSet.of(XAttrSetFlag.REPLACE));
+    assertThat(fs.getXAttr(f, "user.a")).containsExactly(3);
+    assertThat(fs.listXAttrs(f)).containsExactly("user.a");
+    assertThat(fs.getXAttrs(f)).containsOnlyKeys("user.a");
+    fs.removeXAttr(f, "user.a");
+    assertThatThrownBy(() -> fs.getXAttr(f, "user.a")).isInstanceOf(IOException.class);
+
+    Path link = new Path(dir, "link");
+    fs.createSymlink(new Path("f"), link, false);
+    assertThat(fs.getFileLinkStatus(link).isSymlink()).isTrue();
+    assertThat(fs.getLinkTarget(link)).isEqualTo(new Path("f"));
+    assertThat(fs.getFileStatus(link).getLen()).isEqualTo(5); // followed
+
+    fs.setTimes(f, 1_000_000L, -1);
+    assertThat(fs.getFileStatus(f).getModificationTime()).isEqualTo(1_000_000L);
+
+    try (FSDataOutputStream out = fs.append(f)) {
+      assertThat(out.getPos()).isEqualTo(5);
+      out.write(" world".getBytes(StandardCharsets.UTF_8));
+    }
+    assertThat(new String(read(f), StandardCharsets.UTF_8)).isEqualTo("hello world");
+    assertThat(fs.truncate(f, 4)).isTrue();
+    assertThat(new String(read(f), StandardCharsets.UTF_8)).isEqualTo("hell");
+
+    ContentSummary cs = fs.getContentSummary(dir);
+    assertThat(cs.getLength()).isEqualTo(4); // a symlink counts as an entry with no bytes
+    assertThat(cs.getFileCount()).isEqualTo(2);
+    assertThat(cs.getDirectoryCount()).isEqualTo(1);
+    assertThat(fs.getStatus().getCapacity()).isPositive();
+    assertThat(fs.isFileClosed(f)).isTrue();
+  }
+
+  @Test
+  void statisticsCountBytesAndOperations() throws IOException {
+    FileSystem.Statistics stats =
+        FileSystem.getStatistics(BraidFileSystem.SCHEME, BraidFileSystem.class);
+    long written = stats.getBytesWritten();
+    long read = stats.getBytesRead();
+    Path f = new Path(dir, "f");
+    byte[] data = random(100_000, 2);
+    write(f, data);
+    assertThat(read(f)).isEqualTo(data);
+    try (FSDataInputStream in = fs.open(f)) {
+      byte[] b = new byte[1000];
+      in.readFully(b);
+    }
+    assertThat(stats.getBytesWritten() - written).isEqualTo(100_000);
+    assertThat(stats.getBytesRead() - read).isEqualTo(101_000);
+  }
+
+  @Test
+  void fileContextRenamesAtomicallyWithOptions() throws IOException {
+    // No fs.AbstractFileSystem.braid.impl set here: braid-default.xml supplies it.
+    FileContext fc = FileContext.getFileContext(URI_, new Configuration());
+    Path a = new Path(dir, "a");
+    Path b = new Path(dir, "b");
+    write(a, new byte[] {1});
+    write(b, new byte[] {2});
+    assertThatThrownBy(() -> fc.rename(a, b)).isInstanceOf(FileAlreadyExistsException.class);
+    fc.rename(a, b, Options.Rename.OVERWRITE);
+    assertThat(fs.exists(a)).isFalse();
+    assertThat(read(b)).containsExactly(1);
+    assertThat(fc.getFileStatus(b).getLen()).isEqualTo(1);
+  }
+}
