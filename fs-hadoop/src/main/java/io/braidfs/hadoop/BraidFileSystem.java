@@ -42,10 +42,12 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.BulkDelete;
 import org.apache.hadoop.fs.CommonPathCapabilities;
+import org.apache.hadoop.fs.CompositeCrcFileChecksum;
 import org.apache.hadoop.fs.ContentSummary;
 import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileChecksum;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FsStatus;
@@ -58,6 +60,7 @@ import org.apache.hadoop.fs.XAttrSetFlag;
 import org.apache.hadoop.fs.impl.PathCapabilitiesSupport;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.util.DataChecksum;
 import org.apache.hadoop.util.Progressable;
 import org.jspecify.annotations.Nullable;
 
@@ -650,6 +653,35 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     return new FsStatus(r.getCapacityBytes(), r.getUsedBytes(), r.getAvailableBytes());
   }
 
+  // ---- checksums -------------------------------------------------------------------------------
+
+  /**
+   * HDFS's COMPOSITE-CRC32C: the CRC32C of the whole file, composed by the client from the CRCs the
+   * data servers keep beside each replica (no data is read). It depends only on the bytes, so it
+   * matches across layouts, and HDFS's own composite CRC of the same bytes: DistCp can compare.
+   */
+  @Override
+  public FileChecksum getFileChecksum(Path f) throws IOException {
+    statistics.incrementReadOps(1);
+    io.braidfs.client.FileChecksum c;
+    try {
+      c = client.checksum(pathOf(f));
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, Op.OPEN);
+    }
+    return new CompositeCrcFileChecksum(
+        c.crc32c(), DataChecksum.Type.CRC32C, client.serverDefaults().getChecksumBlockSize());
+  }
+
+  /** The checksum of the first {@code length} bytes: only whole files are supported (else null). */
+  @Override
+  public @Nullable FileChecksum getFileChecksum(Path f, long length) throws IOException {
+    if (length < getFileStatus(f).getLen()) {
+      return null;
+    }
+    return getFileChecksum(f);
+  }
+
   // ---- locality --------------------------------------------------------------------------------
 
   /**
@@ -816,22 +848,23 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
 
   @Override
   public boolean hasPathCapability(Path path, String capability) throws IOException {
-    switch (PathCapabilitiesSupport.validatePathCapabilityArgs(makeQualified(path), capability)) {
+    return switch (PathCapabilitiesSupport.validatePathCapabilityArgs(
+        makeQualified(path), capability)) {
       case CommonPathCapabilities.FS_APPEND,
-      CommonPathCapabilities.FS_CONCAT,
-      CommonPathCapabilities.FS_PERMISSIONS,
-      CommonPathCapabilities.FS_XATTRS,
-      CommonPathCapabilities.FS_SYMLINKS,
-      CommonPathCapabilities.FS_TRUNCATE,
-      CommonPathCapabilities.LEASE_RECOVERABLE:
-        return true;
-      case CommonPathCapabilities.FS_ACLS,
-      CommonPathCapabilities.FS_SNAPSHOTS,
-      CommonPathCapabilities.FS_CHECKSUMS:
-        return false;
-      default:
-        return super.hasPathCapability(path, capability);
-    }
+          CommonPathCapabilities.FS_PERMISSIONS,
+          CommonPathCapabilities.FS_XATTRS,
+          CommonPathCapabilities.FS_SYMLINKS,
+          CommonPathCapabilities.FS_TRUNCATE,
+          CommonPathCapabilities.FS_CHECKSUMS,
+          CommonPathCapabilities.LEASE_RECOVERABLE ->
+          true;
+      // Concat waits for the MDS to implement it; ACLs and snapshots do not exist.
+      case CommonPathCapabilities.FS_CONCAT,
+          CommonPathCapabilities.FS_ACLS,
+          CommonPathCapabilities.FS_SNAPSHOTS ->
+          false;
+      default -> super.hasPathCapability(path, capability);
+    };
   }
 
   @Override

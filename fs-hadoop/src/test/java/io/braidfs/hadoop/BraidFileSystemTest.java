@@ -7,6 +7,7 @@ import io.braidfs.proto.LayoutSpec;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.PrivilegedExceptionAction;
 import java.util.ArrayList;
@@ -14,13 +15,16 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
+import java.util.zip.CRC32C;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
+import org.apache.hadoop.fs.CommonPathCapabilities;
 import org.apache.hadoop.fs.ContentSummary;
 import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
+import org.apache.hadoop.fs.FileChecksum;
 import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -120,6 +124,31 @@ class BraidFileSystemTest {
     assertThatThrownBy(() -> fs.getFileBlockLocations(st, -1, 10))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(read(f)).isEqualTo(data);
+  }
+
+  @Test
+  void checksumsAreCompositeCrcsEqualAcrossLayouts() throws IOException {
+    byte[] data = random(300_000, 3);
+    Path a = new Path(dir, "a");
+    write(a, data);
+    Path b = new Path(dir, "b");
+    try (FSDataOutputStream out =
+        fs.create(b, FsPermission.getFileDefault(), true, 4096, (short) 1, 1L << 20, null)) {
+      out.write(data);
+    }
+    FileChecksum ca = fs.getFileChecksum(a);
+    assertThat(ca).isEqualTo(fs.getFileChecksum(b)); // what DistCp compares
+    assertThat(ca.getAlgorithmName()).isEqualTo("COMPOSITE-CRC32C");
+    CRC32C expected = new CRC32C();
+    expected.update(data);
+    assertThat(ca.getBytes())
+        .isEqualTo(ByteBuffer.allocate(4).putInt((int) expected.getValue()).array());
+    write(b, Arrays.copyOf(data, data.length - 1));
+    assertThat(fs.getFileChecksum(b)).isNotEqualTo(ca);
+    assertThat(fs.getFileChecksum(a, 10)).isNull();
+    assertThatThrownBy(() -> fs.getFileChecksum(new Path(dir, "none")))
+        .isInstanceOf(FileNotFoundException.class);
+    assertThat(fs.hasPathCapability(a, CommonPathCapabilities.FS_CHECKSUMS)).isTrue();
   }
 
   @Test
