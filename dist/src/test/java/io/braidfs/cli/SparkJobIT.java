@@ -23,6 +23,8 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.StorageStatistics;
 import org.apache.hadoop.util.VersionInfo;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.executor.TaskMetrics;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
@@ -59,9 +61,11 @@ import org.junit.jupiter.api.io.TempDir;
  *       _SUCCESS}, non-empty {@code part-*.parquet} files and no {@code _temporary}; an overwrite
  *       replaces the dataset;
  *   <li>a CSV file written through the Hadoop {@code FileSystem} API (quoted fields with commas and
- *       quotes) reads back in Spark with the exact per-city count and sum; Spark writes the
- *       aggregate as CSV, which reads back the same both through Spark and, line by line, through
- *       {@code FileSystem.open};
+ *       quotes) reads back in Spark, in 128 KiB splits, with the exact per-city count and sum;
+ *       Spark writes the aggregate as CSV, which reads back the same both through Spark and, line
+ *       by line, through {@code FileSystem.open};
+ *   <li>100,000 numbered lines saved with the RDD API ({@code saveAsTextFile}, Hadoop's old mapred
+ *       committer) read back in 8 or more splits with the exact sum and count;
  *   <li>bytes read and written on {@code braid://} show up in the scheme's {@code
  *       FileSystem.Statistics} and in Spark's task input and output metrics.
  * </ul>
@@ -72,7 +76,8 @@ import org.junit.jupiter.api.io.TempDir;
 class SparkJobIT {
   private static final int ROWS = 200_000;
   private static final int KEYS = 7;
-  private static final int CSV_ROWS = 5_000;
+  private static final int CSV_ROWS = 20_000;
+  private static final int TEXT_LINES = 100_000;
   private static final String[] CITIES = {"Lisbon", "Oslo", "Kyoto", "Quito", "Dakar"};
 
   @TempDir static Path tmp;
@@ -96,6 +101,9 @@ class SparkJobIT {
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.sql.shuffle.partitions", "4")
+            // Small splits: readers start in the middle of files (seek, then lines or row groups
+            // across split ends), as on a real cluster with big files.
+            .config("spark.sql.files.maxPartitionBytes", "131072")
             .config("spark.sql.warehouse.dir", tmp.resolve("spark-warehouse").toUri().toString())
             .getOrCreate();
     spark
@@ -329,6 +337,25 @@ class SparkJobIT {
     expectedLines.add("city,n,total");
     expectedLines.addAll(asText(byCity));
     assertThat(lines).isEqualTo(expectedLines);
+  }
+
+  @Test
+  void textThroughTheRddApi() throws Exception {
+    SparkSession s = session();
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(s.sparkContext());
+    String dir = base() + "text/numbers";
+    List<Integer> numbers = new ArrayList<>();
+    for (int i = 1; i <= TEXT_LINES; i++) {
+      numbers.add(i);
+    }
+    // The old mapred API: TextOutputFormat and mapred's FileOutputCommitter, TextInputFormat's
+    // splits from getFileBlockLocations.
+    jsc.parallelize(numbers, 3).map(i -> "line " + i).saveAsTextFile(dir);
+    JavaRDD<String> lines = jsc.textFile(dir, 8);
+    assertThat(lines.getNumPartitions()).isGreaterThanOrEqualTo(8);
+    long sum = lines.map(l -> Long.parseLong(l.substring("line ".length()))).reduce(Long::sum);
+    assertThat(sum).isEqualTo((long) TEXT_LINES * (TEXT_LINES + 1) / 2);
+    assertThat(lines.distinct().count()).isEqualTo(TEXT_LINES);
   }
 
   /** What the Parquet aggregate must be, per key, computed without Spark. */
