@@ -858,6 +858,7 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     return switch (PathCapabilitiesSupport.validatePathCapabilityArgs(
         makeQualified(path), capability)) {
       case CommonPathCapabilities.FS_APPEND,
+          CommonPathCapabilities.FS_CONCAT,
           CommonPathCapabilities.FS_PERMISSIONS,
           CommonPathCapabilities.FS_XATTRS,
           CommonPathCapabilities.FS_SYMLINKS,
@@ -865,11 +866,8 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
           CommonPathCapabilities.FS_CHECKSUMS,
           CommonPathCapabilities.LEASE_RECOVERABLE ->
           true;
-      // Concat waits for the MDS to implement it; ACLs and snapshots do not exist.
-      case CommonPathCapabilities.FS_CONCAT,
-          CommonPathCapabilities.FS_ACLS,
-          CommonPathCapabilities.FS_SNAPSHOTS ->
-          false;
+      // Neither exists in Braid.
+      case CommonPathCapabilities.FS_ACLS, CommonPathCapabilities.FS_SNAPSHOTS -> false;
       default -> super.hasPathCapability(path, capability);
     };
   }

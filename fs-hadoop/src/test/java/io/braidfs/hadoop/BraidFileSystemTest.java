@@ -321,6 +321,14 @@ class BraidFileSystemTest {
     assertThat(fs.truncate(f, 4)).isTrue();
     assertThat(new String(read(f), StandardCharsets.UTF_8)).isEqualTo("hell");
 
+    Path part = new Path(dir, "part");
+    write(part, "o!".getBytes(StandardCharsets.UTF_8));
+    fs.concat(f, new Path[] {part});
+    assertThat(new String(read(f), StandardCharsets.UTF_8)).isEqualTo("hello!");
+    assertThat(fs.exists(part)).isFalse();
+    assertThat(fs.hasPathCapability(f, CommonPathCapabilities.FS_CONCAT)).isTrue();
+    assertThat(fs.truncate(f, 4)).isTrue();
+
     ContentSummary cs = fs.getContentSummary(dir);
     assertThat(cs.getLength()).isEqualTo(4); // a symlink counts as an entry with no bytes
     assertThat(cs.getFileCount()).isEqualTo(2);
