@@ -18,7 +18,6 @@ import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.proto.Attributes;
-import io.braidfs.proto.ConcatRequest;
 import io.braidfs.proto.ContentSummaryRequest;
 import io.braidfs.proto.ContentSummaryResponse;
 import io.braidfs.proto.CreateRequest;
@@ -610,14 +609,35 @@ public final class BraidClient implements AutoCloseable {
     return new FileChecksum(a.getSize(), crc);
   }
 
-  /** Appends the sources' chunks to {@code target}; the sources disappear (HDFS concat). */
+  /**
+   * Appends the sources' bytes to {@code target}, in order, and removes the sources (HDFS concat).
+   * Any lengths and layouts work: the bytes are copied through this client (read from the sources,
+   * appended to the target under its write lease), then one MDS call commits the append and removes
+   * the sources atomically. A failure before that call leaves the target and every source as they
+   * were; a failure of that call with UNAVAILABLE or DEADLINE_EXCEEDED may or may not have been
+   * applied.
+   *
+   * @param target an existing regular file, not open for writing (a final symlink is followed)
+   * @param sources at least one distinct regular file other than the target, none open for writing
+   *     (final symlinks are not followed); the caller needs read on each and write and search on
+   *     each one's directory, as for unlink
+   * @return the target's attributes afterwards
+   * @throws java.io.FileNotFoundException if the target or a source does not exist
+   * @throws io.braidfs.common.error.IsDirectoryException if one of them is a directory
+   * @throws io.braidfs.common.error.InvalidArgumentException with no sources, a source named twice
+   *     or equal to the target, or one that is not a regular file
+   * @throws io.braidfs.common.error.LeaseConflictException if one of them is open for writing
+   * @throws io.braidfs.common.error.StaleHandleException if a source changed while it was copied
+   */
   public FileAttributes concat(String target, List<String> sources) throws IOException {
-    ConcatRequest.Builder b = ConcatRequest.newBuilder().setTargetPath(canonical(target));
-    for (String s : sources) {
-      b.addSourcePaths(canonical(s));
+    checkOpen();
+    String t = canonical(target);
+    List<String> s = new ArrayList<>(sources.size());
+    for (String source : sources) {
+      s.add(canonical(source));
     }
     try {
-      return new FileAttributes(mds.call(RpcMethod.CONCAT, b.build()).getAttributes());
+      return new Concatenation(this, mds).run(t, s);
     } finally {
       attrs.invalidateAll();
     }

@@ -2,7 +2,7 @@ package io.braidfs.client;
 
 import io.braidfs.client.data.StripedWriter;
 import io.braidfs.common.error.StatusExceptions;
-import io.braidfs.proto.CommitResponse;
+import io.braidfs.proto.Attributes;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -147,8 +147,19 @@ public final class BraidOutputStream extends OutputStream {
    */
   @Override
   public synchronized void close() throws IOException {
+    complete(null);
+  }
+
+  /**
+   * Completes the file as {@link #close()} does, with the final commit sent by {@code committer}
+   * when not null (concat commits inside its own MDS call); a stream closed already does nothing.
+   *
+   * @return the file's attributes after the commit; null if the stream was closed already
+   */
+  synchronized @Nullable Attributes complete(
+      StripedWriter.@Nullable Committer<Attributes> committer) throws IOException {
     if (closed) {
-      return;
+      return null;
     }
     closed = true;
     try {
@@ -159,14 +170,15 @@ public final class BraidOutputStream extends OutputStream {
       if (failure != null) {
         throw again(failure);
       }
-      CommitResponse r;
+      Attributes after;
       try {
-        r = writer.complete();
+        after = committer == null ? writer.complete().getAttributes() : writer.complete(committer);
       } catch (IOException e) {
         failure = e;
         throw e;
       }
-      client.committed(path, r.getAttributes());
+      client.committed(path, after);
+      return after;
     } finally {
       writer.close();
       client.writerClosed(this);

@@ -216,7 +216,7 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
       long blockSize,
       @Nullable Progressable progress)
       throws IOException {
-    return create(f, permission, overwrite, true, replication, blockSize);
+    return create(f, permission, overwrite, true, replication, blockSize, progress);
   }
 
   @Override
@@ -239,7 +239,13 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
       }
     }
     return create(
-        f, permission, flags.contains(CreateFlag.OVERWRITE), false, replication, blockSize);
+        f,
+        permission,
+        flags.contains(CreateFlag.OVERWRITE),
+        false,
+        replication,
+        blockSize,
+        progress);
   }
 
   private FSDataOutputStream create(
@@ -248,7 +254,8 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
       boolean overwrite,
       boolean createParents,
       short replication,
-      long blockSize)
+      long blockSize,
+      @Nullable Progressable progress)
       throws IOException {
     statistics.incrementWriteOps(1);
     String path = pathOf(f);
@@ -264,7 +271,7 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     } catch (IOException e) {
       throw HadoopErrors.translate(e, Op.CREATE);
     }
-    return new FSDataOutputStream(new BraidFsOutputStream(out), statistics);
+    return new FSDataOutputStream(new BraidFsOutputStream(out, progress), statistics);
   }
 
   /**
@@ -311,7 +318,7 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     } catch (IOException e) {
       throw HadoopErrors.translate(e, Op.OPEN);
     }
-    return new FSDataOutputStream(new BraidFsOutputStream(out), statistics, out.getPos());
+    return new FSDataOutputStream(new BraidFsOutputStream(out, progress), statistics, out.getPos());
   }
 
   @Override
@@ -851,6 +858,7 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     return switch (PathCapabilitiesSupport.validatePathCapabilityArgs(
         makeQualified(path), capability)) {
       case CommonPathCapabilities.FS_APPEND,
+          CommonPathCapabilities.FS_CONCAT,
           CommonPathCapabilities.FS_PERMISSIONS,
           CommonPathCapabilities.FS_XATTRS,
           CommonPathCapabilities.FS_SYMLINKS,
@@ -858,11 +866,8 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
           CommonPathCapabilities.FS_CHECKSUMS,
           CommonPathCapabilities.LEASE_RECOVERABLE ->
           true;
-      // Concat waits for the MDS to implement it; ACLs and snapshots do not exist.
-      case CommonPathCapabilities.FS_CONCAT,
-          CommonPathCapabilities.FS_ACLS,
-          CommonPathCapabilities.FS_SNAPSHOTS ->
-          false;
+      // Neither exists in Braid.
+      case CommonPathCapabilities.FS_ACLS, CommonPathCapabilities.FS_SNAPSHOTS -> false;
       default -> super.hasPathCapability(path, capability);
     };
   }

@@ -14,6 +14,7 @@ import org.apache.hadoop.fs.Syncable;
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.apache.hadoop.fs.statistics.IOStatisticsSource;
 import org.apache.hadoop.fs.statistics.impl.IOStatisticsStore;
+import org.apache.hadoop.util.Progressable;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,11 +29,20 @@ import org.jspecify.annotations.Nullable;
 final class BraidFsOutputStream extends OutputStream
     implements Syncable, StreamCapabilities, IOStatisticsSource, Abortable {
   private final BraidOutputStream out;
+  private final @Nullable Progressable progress;
   private final IOStatisticsStore io =
       iostatisticsStore().withCounters(STREAM_WRITE_BYTES, STREAM_WRITE_EXCEPTIONS).build();
 
-  BraidFsOutputStream(BraidOutputStream out) {
+  BraidFsOutputStream(BraidOutputStream out, @Nullable Progressable progress) {
     this.out = out;
+    this.progress = progress;
+  }
+
+  /** Tells the caller's task tracker that the write is alive (HDFS reports each packet). */
+  private void progressed() {
+    if (progress != null) {
+      progress.progress();
+    }
   }
 
   @Override
@@ -43,6 +53,7 @@ final class BraidFsOutputStream extends OutputStream
       throw failed(e);
     }
     io.incrementCounter(STREAM_WRITE_BYTES);
+    progressed();
   }
 
   @Override
@@ -53,6 +64,7 @@ final class BraidFsOutputStream extends OutputStream
       throw failed(e);
     }
     io.incrementCounter(STREAM_WRITE_BYTES, len);
+    progressed();
   }
 
   @Override
@@ -67,6 +79,7 @@ final class BraidFsOutputStream extends OutputStream
     } catch (IOException e) {
       throw failed(e);
     }
+    progressed();
   }
 
   @Override

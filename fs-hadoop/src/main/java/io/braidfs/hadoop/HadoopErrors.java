@@ -4,7 +4,9 @@ import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import org.apache.hadoop.fs.ChecksumException;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
+import org.apache.hadoop.fs.InvalidPathException;
 import org.apache.hadoop.fs.ParentNotDirectoryException;
 import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
 import org.apache.hadoop.security.AccessControlException;
@@ -41,6 +43,8 @@ final class HadoopErrors {
    * @param e what the client threw
    * @param op what was being done
    * @return the exception to throw; {@code e} itself when Hadoop has no more precise type
+   * @throws UnsupportedOperationException for UNSUPPORTED, as the specification asks
+   * @throws InvalidPathException for NAME_TOO_LONG, as HDFS raises it
    */
   static IOException translate(IOException e, Op op) {
     Status status = StatusExceptions.statusOf(e);
@@ -61,7 +65,12 @@ final class HadoopErrors {
                 case PATH -> null;
               };
           case NOT_EMPTY -> new PathIsNotEmptyDirectoryException(message);
-          case PERMISSION_DENIED -> new AccessControlException(message);
+          case PERMISSION_DENIED, INVALID_TOKEN, NOT_AUTHENTICATED ->
+              new AccessControlException(message);
+          case CHECKSUM_MISMATCH -> new ChecksumException(message, -1);
+          // Unchecked, as the specification (and HDFS's client) raise them.
+          case NAME_TOO_LONG -> throw withCause(new InvalidPathException(message), e);
+          case UNSUPPORTED -> throw withCause(new UnsupportedOperationException(message), e);
           default -> null;
         };
     if (h == null) {
@@ -69,6 +78,11 @@ final class HadoopErrors {
     }
     h.initCause(e);
     return h;
+  }
+
+  private static RuntimeException withCause(RuntimeException r, IOException cause) {
+    r.initCause(cause);
+    return r;
   }
 
   /** Whether {@code e} carries {@code status}. */

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
@@ -154,10 +155,21 @@ class BraidFileSystemTest {
   @Test
   void createMapsReplicationAndBlockSizeOntoTheLayout() throws IOException {
     Path f = new Path(dir, "f");
+    AtomicInteger progress = new AtomicInteger();
     try (FSDataOutputStream out =
-        fs.create(f, FsPermission.getFileDefault(), true, 4096, (short) 1, 8L << 20, null)) {
+        fs.create(
+            f,
+            FsPermission.getFileDefault(),
+            true,
+            4096,
+            (short) 1,
+            8L << 20,
+            progress::incrementAndGet)) {
       out.write(1);
+      out.write(new byte[10]);
+      out.hflush();
     }
+    assertThat(progress.get()).isEqualTo(3);
     FileStatus st = fs.getFileStatus(f);
     assertThat(st.getReplication()).isEqualTo((short) 1);
     assertThat(st.getBlockSize()).isEqualTo(8L << 20);
@@ -308,6 +320,14 @@ class BraidFileSystemTest {
     assertThat(new String(read(f), StandardCharsets.UTF_8)).isEqualTo("hello world");
     assertThat(fs.truncate(f, 4)).isTrue();
     assertThat(new String(read(f), StandardCharsets.UTF_8)).isEqualTo("hell");
+
+    Path part = new Path(dir, "part");
+    write(part, "o!".getBytes(StandardCharsets.UTF_8));
+    fs.concat(f, new Path[] {part});
+    assertThat(new String(read(f), StandardCharsets.UTF_8)).isEqualTo("hello!");
+    assertThat(fs.exists(part)).isFalse();
+    assertThat(fs.hasPathCapability(f, CommonPathCapabilities.FS_CONCAT)).isTrue();
+    assertThat(fs.truncate(f, 4)).isTrue();
 
     ContentSummary cs = fs.getContentSummary(dir);
     assertThat(cs.getLength()).isEqualTo(4); // a symlink counts as an entry with no bytes

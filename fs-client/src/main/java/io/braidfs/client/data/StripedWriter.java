@@ -362,6 +362,17 @@ public final class StripedWriter implements AutoCloseable {
    *     one published
    */
   public CommitResponse complete() throws IOException {
+    return complete(mds::commit);
+  }
+
+  /**
+   * {@link #complete()}, but the commit goes to the MDS through {@code committer} (concat sends it
+   * inside its own call, so that the append and the sources' removal are one record).
+   *
+   * @return what {@code committer} returned
+   * @throws IOException if the file could not be completed or {@code committer} failed
+   */
+  public <R> R complete(Committer<R> committer) throws IOException {
     checkOpen();
     try {
       send();
@@ -372,7 +383,7 @@ public final class StripedWriter implements AutoCloseable {
       for (ChunkOut c : chunks.values()) {
         req.addChunks(c.state());
       }
-      return mds.commit(req.build());
+      return committer.commit(req.build());
     } catch (IOException e) {
       throw fail(e);
     } finally {
@@ -599,6 +610,12 @@ public final class StripedWriter implements AutoCloseable {
       out.add(v);
     }
     return out;
+  }
+
+  /** Sends a writer's final commit, once every chunk is finalized. */
+  @FunctionalInterface
+  public interface Committer<R> {
+    R commit(CommitRequest request) throws IOException;
   }
 
   /** The state the MDS would be told at commit, for tests and diagnostics. */

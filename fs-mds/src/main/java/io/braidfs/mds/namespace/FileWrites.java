@@ -335,8 +335,7 @@ public final class FileWrites {
   }
 
   /** Records the reported versions and lengths of {@code chunks} of {@code file}. */
-  private void commitChunks(Mutation m, Inode file, String op, List<ChunkState> chunks)
-      throws IOException {
+  void commitChunks(Mutation m, Inode file, String op, List<ChunkState> chunks) throws IOException {
     for (ChunkState cs : chunks) {
       long index = Integer.toUnsignedLong(cs.getId().getChunkIndex());
       if (cs.getId().getInodeId() != file.id()) {
@@ -391,7 +390,7 @@ public final class FileWrites {
     return CommitResponse.newBuilder().setAttributes(Attrs.of(closed)).build();
   }
 
-  private void release(long fileId, Client client) {
+  void release(long fileId, Client client) {
     try {
       ns.leases.release(fileId, client.id());
     } catch (IOException e) {

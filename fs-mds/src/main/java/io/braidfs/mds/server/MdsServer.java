@@ -16,6 +16,7 @@ import io.braidfs.mds.journal.WalJournal;
 import io.braidfs.mds.lease.Lease;
 import io.braidfs.mds.lease.LeaseManager;
 import io.braidfs.mds.namespace.ClusterOps;
+import io.braidfs.mds.namespace.FileConcat;
 import io.braidfs.mds.namespace.FileWrites;
 import io.braidfs.mds.namespace.Mutation;
 import io.braidfs.mds.namespace.Namespace;
@@ -145,7 +146,7 @@ public final class MdsServer implements Service {
                 HostPort.parseSetting(
                     MdsConfigKeys.ADDRESS.name(), config.get(MdsConfigKeys.ADDRESS)))
             .options(rpcOptions);
-    new MetadataHandlers(reads, writes, files, runner, audit, rpcOptions)
+    new MetadataHandlers(reads, writes, files, new FileConcat(ns, files), runner, audit, rpcOptions)
         .register(b, readPool, mutationThread);
     new ClusterHandlers(ns, new ClusterOps(ns), j).register(b, readPool, mutationThread);
     RpcServer server = b.build();

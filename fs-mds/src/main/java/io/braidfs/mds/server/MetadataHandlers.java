@@ -6,6 +6,7 @@ import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.mds.access.Caller;
 import io.braidfs.mds.namespace.Client;
+import io.braidfs.mds.namespace.FileConcat;
 import io.braidfs.mds.namespace.FileWrites;
 import io.braidfs.mds.namespace.NamespaceReads;
 import io.braidfs.mds.namespace.NamespaceWrites;
@@ -27,6 +28,7 @@ final class MetadataHandlers {
   private final NamespaceReads reads;
   private final NamespaceWrites writes;
   private final FileWrites files;
+  private final FileConcat concat;
   private final MutationRunner runner;
   private final Audit audit;
   private final RpcOptions rpc;
@@ -35,12 +37,14 @@ final class MetadataHandlers {
       NamespaceReads reads,
       NamespaceWrites writes,
       FileWrites files,
+      FileConcat concat,
       MutationRunner runner,
       Audit audit,
       RpcOptions rpc) {
     this.reads = reads;
     this.writes = writes;
     this.files = files;
+    this.concat = concat;
     this.runner = runner;
     this.audit = audit;
     this.rpc = rpc;
@@ -206,17 +210,20 @@ final class MetadataHandlers {
         RpcMethod.RECOVER_LEASE,
         c -> runner.run(c, "recoverlease", r -> r.getPath(), files::recoverLease),
         mutationThread);
+    // A concat's check is a read; the concat itself (with the commit of the copy) a mutation.
     b.handle(
         RpcMethod.CONCAT,
-        c ->
-            runner.run(
+        c -> {
+          if (c.request().getCheckOnly()) {
+            c.reply(concat.check(Client.of(c.caller()), c.request()));
+          } else {
+            runner.submit(
                 c,
                 "concat",
-                r -> r.getTargetPath(),
-                (m, client, r) -> {
-                  throw io.braidfs.common.error.StatusExceptions.toIOException(
-                      Status.UNSUPPORTED, "concat " + r.getTargetPath() + ": not supported yet");
-                }),
-        mutationThread);
+                r -> r.getTargetPath() + "\tsrc=" + String.join(",", r.getSourcePathsList()),
+                concat::concat);
+          }
+        },
+        readPool);
   }
 }

@@ -10,11 +10,14 @@ import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.mds.server.MdsServer;
 import io.braidfs.mds.store.RocksMetadataStore;
 import io.braidfs.proto.CommitRequest;
+import io.braidfs.proto.ConcatRequest;
+import io.braidfs.proto.ConcatResponse;
 import io.braidfs.proto.CreateRequest;
 import io.braidfs.proto.DeleteRequest;
 import io.braidfs.proto.HeartbeatRequest;
 import io.braidfs.proto.LinkRequest;
 import io.braidfs.proto.MkdirRequest;
+import io.braidfs.proto.OpenRequest;
 import io.braidfs.proto.RegisterDataServerRequest;
 import io.braidfs.proto.RenameRequest;
 import io.braidfs.proto.SetAttrRequest;
@@ -22,6 +25,7 @@ import io.braidfs.proto.SetXattrRequest;
 import io.braidfs.proto.SymlinkRequest;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -127,6 +131,43 @@ class NamespaceReplayTest {
           at,
           RpcMethod.DELETE,
           DeleteRequest.newBuilder().setPath("/d1").setRecursive(true).build());
+      // Concats: sources across directories, one hard-linked (its inode stays), one whole file
+      // released into the deletion queue; the target's commit and the removals in one record.
+      String[][] concats = {
+        {"/d0/f4", "/d2/f2", "/d3/f7"},
+        {"/d0/f8", "/d2/sub/r6", "/d3/f11"},
+        {"/d0/f16", "/d2/f10", "/d2/f14", "/d3/f19"}
+      };
+      for (String[] paths : concats) {
+        String target = paths[0];
+        ConcatRequest request =
+            ConcatRequest.newBuilder()
+                .setTargetPath(target)
+                .addAllSourcePaths(Arrays.asList(paths).subList(1, paths.length))
+                .build();
+        ConcatResponse checked =
+            c.callSync(at, RpcMethod.CONCAT, request.toBuilder().setCheckOnly(true).build());
+        long length = checked.getAttributes().getSize();
+        for (var source : checked.getSourcesList()) {
+          length += source.getSize();
+        }
+        long inode =
+            c.callSync(
+                    at,
+                    RpcMethod.OPEN,
+                    OpenRequest.newBuilder().setPath(target).setWrite(true).build())
+                .getAttributes()
+                .getInodeId();
+        ConcatResponse joined =
+            c.callSync(
+                at,
+                RpcMethod.CONCAT,
+                request.toBuilder()
+                    .setCommit(CommitRequest.newBuilder().setInodeId(inode).setLength(length))
+                    .addAllCopiedSources(checked.getSourcesList())
+                    .build());
+        assertThat(joined.getAttributes().getSize()).isEqualTo(length);
+      }
     }
 
     BraidConfig replayConfig = BraidConfig.fromMap(Map.of());

@@ -407,6 +407,51 @@ public final class NamespaceModel {
     unlinkInode(existing);
   }
 
+  /**
+   * Concat: the target (a final symlink followed) grows by the sources' sizes, in order, and each
+   * source is unlinked. Checks, in order: no sources ({@code INVALID_ARGUMENT}); the target's
+   * resolution, a directory ({@code IS_DIRECTORY}); then each source in order: the root ({@code
+   * IS_DIRECTORY}), its parent's resolution, absence, a directory ({@code IS_DIRECTORY}), a
+   * symlink, the target itself or a file named already ({@code INVALID_ARGUMENT}).
+   */
+  public Inode concat(String target, List<String> sources) {
+    if (sources.isEmpty()) {
+      throw fail(Status.INVALID_ARGUMENT, target + ": no sources");
+    }
+    Inode t = resolve(target, true);
+    if (t.type == Type.DIRECTORY) {
+      throw fail(Status.IS_DIRECTORY, target + ": is a directory");
+    }
+    List<Slot> slots = new ArrayList<>();
+    List<Long> seen = new ArrayList<>();
+    for (String p : sources) {
+      if (components(p).isEmpty()) {
+        throw fail(Status.IS_DIRECTORY, p + ": is a directory");
+      }
+      Slot s = slot(p, NO_PARENTS);
+      Inode src = s.existing(this);
+      if (src == null) {
+        throw fail(Status.NOT_FOUND, p + ": no such entry");
+      }
+      if (src.type == Type.DIRECTORY) {
+        throw fail(Status.IS_DIRECTORY, p + ": is a directory");
+      }
+      if (src.type != Type.FILE || src.id == t.id || seen.contains(src.id)) {
+        throw fail(
+            Status.INVALID_ARGUMENT, p + ": not a distinct regular file other than the target");
+      }
+      seen.add(src.id);
+      slots.add(s);
+    }
+    for (Slot s : slots) {
+      Inode src = s.existing(this);
+      t.size += src.size;
+      s.dir.entries.remove(s.name);
+      unlinkInode(src);
+    }
+    return t;
+  }
+
   /** Rmdir. Checks, in order: the root ({@code INVALID_ARGUMENT}); absence; type; emptiness. */
   public void rmdir(String path) {
     if (components(path).isEmpty()) {

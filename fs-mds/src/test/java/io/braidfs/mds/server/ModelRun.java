@@ -16,6 +16,8 @@ import io.braidfs.mds.model.NamespaceModel.XattrMode;
 import io.braidfs.proto.Attributes;
 import io.braidfs.proto.ChunkLocation;
 import io.braidfs.proto.CommitRequest;
+import io.braidfs.proto.ConcatRequest;
+import io.braidfs.proto.ConcatResponse;
 import io.braidfs.proto.CreateRequest;
 import io.braidfs.proto.CreateResponse;
 import io.braidfs.proto.DeleteRequest;
@@ -27,6 +29,7 @@ import io.braidfs.proto.LinkRequest;
 import io.braidfs.proto.ListXattrsRequest;
 import io.braidfs.proto.LookupRequest;
 import io.braidfs.proto.MkdirRequest;
+import io.braidfs.proto.OpenRequest;
 import io.braidfs.proto.ReadLinkRequest;
 import io.braidfs.proto.RemoveXattrRequest;
 import io.braidfs.proto.RenameRequest;
@@ -42,6 +45,7 @@ import io.braidfs.proto.UnlinkRequest;
 import io.braidfs.proto.XattrSetMode;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
@@ -156,8 +160,10 @@ final class ModelRun {
       setXattr();
     } else if (dice < 73) {
       removeXattr();
-    } else if (dice < 79) {
+    } else if (dice < 76) {
       lookup();
+    } else if (dice < 79) {
+      concat();
     } else if (dice < 84) {
       getAttr();
     } else if (dice < 90) {
@@ -204,6 +210,16 @@ final class ModelRun {
         String line = lines.get(random.nextInt(lines.size()));
         return line.substring(0, line.indexOf(' '));
       }
+    }
+    return somePath();
+  }
+
+  /** Mostly an existing file (so that concats succeed often enough), else {@link #somePath()}. */
+  private String aFile() {
+    List<String> files = model.dump().stream().filter(ofType(Type.FILE)).toList();
+    if (!files.isEmpty() && random.nextInt(4) != 0) {
+      String line = files.get(random.nextInt(files.size()));
+      return line.substring(0, line.indexOf(' '));
     }
     return somePath();
   }
@@ -342,6 +358,43 @@ final class ModelRun {
         },
         () -> rpc(RpcMethod.UNLINK, UnlinkRequest.newBuilder().setPath(p).build()),
         (m, s) -> {});
+  }
+
+  /**
+   * Concat as a client makes it: the check, then (what the copy would do) the target opened for
+   * writing, then the concat with the commit of a copy of the sources' lengths.
+   */
+  private void concat() throws IOException {
+    String target = aFile();
+    List<String> sources = new ArrayList<>();
+    int count = random.nextInt(8) == 0 ? 0 : 1 + random.nextInt(3);
+    for (int i = 0; i < count; i++) {
+      sources.add(aFile());
+    }
+    ConcatRequest request =
+        ConcatRequest.newBuilder().setTargetPath(target).addAllSourcePaths(sources).build();
+    check(
+        "concat " + target + " " + sources,
+        () -> model.concat(target, sources),
+        () -> {
+          ConcatResponse checked =
+              rpc(RpcMethod.CONCAT, request.toBuilder().setCheckOnly(true).build());
+          long length = checked.getAttributes().getSize();
+          for (Attributes a : checked.getSourcesList()) {
+            length += a.getSize();
+          }
+          long inode =
+              rpc(RpcMethod.OPEN, OpenRequest.newBuilder().setPath(target).setWrite(true).build())
+                  .getAttributes()
+                  .getInodeId();
+          return rpc(
+              RpcMethod.CONCAT,
+              request.toBuilder()
+                  .setCommit(CommitRequest.newBuilder().setInodeId(inode).setLength(length))
+                  .addAllCopiedSources(checked.getSourcesList())
+                  .build());
+        },
+        (m, s) -> sameInode("concat", m, s.getAttributes()));
   }
 
   private void rmdir() throws IOException {
