@@ -117,8 +117,9 @@ class FsShellIT {
 
   /**
    * Skips each test where failsafe gave no jar paths (its spark-it execution, with {@code
-   * -Dit.test=FsShellIT}). Skipping here rather than in {@code @BeforeAll} gets the tests counted,
-   * so that failsafe writes its summary file for that execution.
+   * -Dit.test=FsShellIT}). Skipping here rather than in {@code @BeforeAll} gets the tests counted:
+   * failsafe writes no summary for an execution that ran none, which would leave the merged summary
+   * to a stale file from an earlier build.
    */
   @BeforeEach
   void onlyWithTheJars() {

@@ -56,10 +56,10 @@ import org.junit.jupiter.api.io.TempDir;
  * <ul>
  *   <li>a 200,000-row Parquet dataset written with {@code partitionBy} (Hadoop's
  *       FileOutputCommitter: mkdirs, create, rename of task and job directories, delete) reads back
- *       with the exact per-partition count, sum, min, max and string lengths; partition pruning
- *       reads one partition; {@code listStatus} shows the 7 partition directories, {@code
- *       _SUCCESS}, non-empty {@code part-*.parquet} files and no {@code _temporary}; an overwrite
- *       replaces the dataset;
+ *       with the exact per-partition count, sum, min, max and string lengths, and a filter on the
+ *       partition column counts one partition; {@code listStatus} shows the 7 partition
+ *       directories, {@code _SUCCESS}, non-empty {@code part-*.parquet} files and no {@code
+ *       _temporary}; an overwrite replaces the dataset;
  *   <li>a CSV file written through the Hadoop {@code FileSystem} API (quoted fields with commas and
  *       quotes) reads back in Spark, in 128 KiB splits, with the exact per-city count and sum;
  *       Spark writes the aggregate as CSV, which reads back the same both through Spark and, line
@@ -127,7 +127,8 @@ class SparkJobIT {
   /**
    * Skips each test outside failsafe's spark-it execution (as with {@code -Dit.test=SparkJobIT},
    * which every execution obeys). Skipping here rather than in {@code @BeforeAll} gets the tests
-   * counted, so that failsafe writes its summary file for that execution.
+   * counted: failsafe writes no summary for an execution that ran none, and the next execution
+   * would then merge its results into a stale summary left by an earlier build.
    */
   @BeforeEach
   void onlyInTheSparkExecution() {
@@ -238,7 +239,7 @@ class SparkJobIT {
       assertThat(r.getLong(4)).as("max(id), k=%d", k).isEqualTo(expected.maxId[k]);
       assertThat(r.getLong(5)).as("sum(length(s)), k=%d", k).isEqualTo(expected.sumLength[k]);
     }
-    // Partition pruning: only k=3's files are read.
+    // A filter on the partition column.
     assertThat(back.filter("k = 3").count()).isEqualTo(expected.count[3]);
     awaitListeners();
     assertThat(fsStatistic("bytesRead")).isGreaterThan(fsReadBefore);
