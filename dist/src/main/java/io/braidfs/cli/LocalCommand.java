@@ -7,10 +7,13 @@ import io.braidfs.mds.namespace.NamespaceConfigKeys;
 import io.braidfs.mds.server.MdsConfigKeys;
 import io.braidfs.mds.store.MdsStoreConfigKeys;
 import java.io.File;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -59,9 +62,6 @@ final class LocalCommand implements Callable<Integer> {
 
   /** The most data servers one process runs. */
   static final int MAX_DATA_SERVERS = 64;
-
-  /** The Hadoop FileSystem class of {@code braid://} (fs-hadoop). */
-  static final String HADOOP_FILE_SYSTEM = "io.braidfs.hadoop.BraidFileSystem";
 
   @ParentCommand @Nullable Braid parent;
 
@@ -163,10 +163,6 @@ final class LocalCommand implements Callable<Integer> {
     String authority = mds.toString();
     String command = System.getProperty("braid.command", "braid");
     String hadoopJar = hadoopJar();
-    String coming =
-        hadoopFileSystemPresent()
-            ? ""
-            : "  (coming: fs-hadoop does not have " + HADOOP_FILE_SYSTEM + " yet)";
     String nl = System.lineSeparator();
     return "braid local: an MDS and "
         + c.dataServerCount()
@@ -183,49 +179,44 @@ final class LocalCommand implements Callable<Integer> {
         + authority
         + " ls /"
         + nl
-        + "  Hadoop: -Dfs.defaultFS=braid://"
-        + authority
-        + " -Dfs.braid.impl="
-        + HADOOP_FILE_SYSTEM
-        + ", with "
+        + "  Hadoop: HADOOP_CLASSPATH="
         + hadoopJar
-        + " on the classpath"
-        + coming
+        + " hadoop fs -Dfs.defaultFS=braid://"
+        + authority
+        + "/ -ls /"
         + nl
         + "  Spark:  spark-submit --jars "
         + hadoopJar
         + " --conf spark.hadoop.fs.defaultFS=braid://"
         + authority
-        + " --conf spark.hadoop.fs.braid.impl="
-        + HADOOP_FILE_SYSTEM
-        + " ..."
-        + coming
+        + "/ ..."
         + nl
         + READY
         + " (Ctrl-C or SIGTERM stops it)";
   }
 
-  private static boolean hadoopFileSystemPresent() {
-    try {
-      Class.forName(HADOOP_FILE_SYSTEM, false, LocalCommand.class.getClassLoader());
-      return true;
-    } catch (ClassNotFoundException | LinkageError e) {
-      return false;
-    }
-  }
-
-  /** The fs-hadoop jar on this process's classpath (lib/ of the tarball), or a description. */
+  /**
+   * The shaded braid:// jar of this installation: {@code hadoop/} beside the {@code lib/} that
+   * holds this command's jars (the tarball's layout); a description when not run from a tarball.
+   */
   static String hadoopJar() {
     for (String entry : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
-      Path p = Path.of(entry).toAbsolutePath().normalize();
-      Path name = p.getFileName();
-      if (name != null
-          && name.toString().startsWith("fs-hadoop")
-          && name.toString().endsWith(".jar")) {
-        return p.toString();
+      Path lib = Path.of(entry).toAbsolutePath().normalize().getParent();
+      if (lib == null || lib.getParent() == null || !lib.endsWith("lib")) {
+        continue;
+      }
+      Path hadoop = lib.getParent().resolve("hadoop");
+      try (var jars = Files.list(hadoop)) {
+        Optional<Path> shaded =
+            jars.filter(j -> j.getFileName().toString().endsWith("-shaded.jar")).findFirst();
+        if (shaded.isPresent()) {
+          return shaded.get().toString();
+        }
+      } catch (IOException e) {
+        // not a tarball's lib/: look on
       }
     }
-    return "the fs-hadoop jar";
+    return "fs-hadoop-VERSION-shaded.jar";
   }
 
   private CommandSpec spec() {

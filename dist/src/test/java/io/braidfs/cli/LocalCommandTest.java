@@ -37,8 +37,8 @@ class LocalCommandTest {
           .anyMatch(l -> l.equals("  Files:  braid fs --mds " + authority + " ls /"))
           .anyMatch(
               l ->
-                  l.startsWith("  Hadoop: -Dfs.defaultFS=braid://" + authority)
-                      && l.contains("-Dfs.braid.impl=" + LocalCommand.HADOOP_FILE_SYSTEM))
+                  l.startsWith("  Hadoop: HADOOP_CLASSPATH=")
+                      && l.contains("-shaded.jar hadoop fs -Dfs.defaultFS=braid://" + authority))
           .anyMatch(
               l ->
                   l.startsWith("  Spark:  spark-submit")
