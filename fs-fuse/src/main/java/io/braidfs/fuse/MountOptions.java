@@ -13,8 +13,8 @@ import java.util.List;
  *   <li>{@code attr_timeout=1,entry_timeout=1,negative_timeout=0}: the kernel reuses attributes and
  *       names for one second, as the client's own attribute cache does; a file created elsewhere is
  *       found at once.
- *   <li>{@code auto_cache}: the page cache of a file is kept across opens only while its size and
- *       mtime are unchanged, checked at every open: close-to-open consistency.
+ *   <li>{@code auto_cache,ac_attr_timeout=0}: the page cache of a file is kept across opens only
+ *       while its size and mtime are unchanged, asked of the MDS at every open (close-to-open).
  *   <li>{@code use_ino}: inode numbers are Braid's (stable, never reused), for tar, find and rsync.
  *   <li>{@code default_permissions}: the kernel checks mode bits against the caller, then the MDS
  *       checks again as the caller's user.
@@ -73,6 +73,7 @@ public record MountOptions(
     o.add("entry_timeout=" + t);
     o.add("negative_timeout=0");
     o.add("auto_cache");
+    o.add("ac_attr_timeout=0");
     o.add("use_ino");
     o.add("default_permissions");
     if (allowOther) {
