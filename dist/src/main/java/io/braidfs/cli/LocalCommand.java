@@ -7,7 +7,6 @@ import io.braidfs.mds.namespace.NamespaceConfigKeys;
 import io.braidfs.mds.server.MdsConfigKeys;
 import io.braidfs.mds.store.MdsStoreConfigKeys;
 import java.io.File;
-import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -92,7 +91,7 @@ final class LocalCommand implements Callable<Integer> {
   @Option(
       names = "--mount",
       paramLabel = "DIR",
-      description = "Mount the file system here with FUSE (not available yet).")
+      description = "Also mount the file system here with FUSE, as braid mount does.")
   @Nullable Path mount;
 
   @Override
@@ -100,19 +99,17 @@ final class LocalCommand implements Callable<Integer> {
     CommandSpec s = spec();
     Path dir = dataDir();
     BraidConfig cfg = configuration(dir);
-    if (mount != null) {
-      PrintWriter err = s.commandLine().getErr();
-      err.println(
-          s.qualifiedName()
-              + ": --mount "
-              + mount
-              + ": the FUSE mount is not available yet (fs-fuse has no mount); start without"
-              + " --mount");
-      err.flush();
-      return Braid.EXIT_FAILURE;
-    }
     String where =
         "mds 127.0.0.1:" + mdsPort + ", " + dataServers + " data servers, data " + dir.toString();
+    if (mount != null) {
+      return LocalMount.run(
+          s.commandLine(),
+          s.qualifiedName(),
+          where,
+          new LocalCluster(cfg, dir, dataServers),
+          mount,
+          parent().stopSignal());
+    }
     return Foreground.run(
         s.commandLine(),
         s.qualifiedName(),

@@ -12,8 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code braid local} in this JVM: what it prints once ready, a clean stop on request, and the
- * failures before and at start (exit code 2 for bad options, 1 for {@code --mount}, a busy port or
- * a data directory another {@code braid local} uses). {@code LocalProcessIT} runs it as a process.
+ * failures before and at start (exit code 2 for bad options, 1 for a bad {@code --mount}, a busy
+ * port or a data directory another {@code braid local} uses). {@code LocalProcessIT} runs it as a
+ * process.
  */
 class LocalCommandTest {
   private static final Pattern READY = Pattern.compile(Pattern.quote(LocalCommand.READY) + ".*");
@@ -54,7 +55,7 @@ class LocalCommandTest {
   }
 
   @Test
-  void mountIsNotAvailableYetAndStartsNothing() {
+  void mountOnAMissingDirectoryStartsNothing() {
     Path data = tmp.resolve("never");
     BraidCommandTest.Run r =
         BraidCommandTest.run(
@@ -64,7 +65,7 @@ class LocalCommandTest {
         .singleElement()
         .asString()
         .startsWith("braid local: --mount " + tmp.resolve("mnt"))
-        .contains("the FUSE mount is not available yet");
+        .contains("no such directory");
     assertThat(r.out()).isEmpty();
     assertThat(data).doesNotExist();
   }

@@ -181,6 +181,17 @@ public final class BraidMount implements AutoCloseable {
 
   // ---- checks -----------------------------------------------------------------------------------
 
+  /**
+   * Checks, without mounting or connecting, that {@code dir} can be mounted on with {@code
+   * options}: an empty directory that is not a mount point, /dev/fuse and fusermount present.
+   *
+   * @throws MountException saying what is wrong and what to do
+   */
+  public static void check(Path dir, MountOptions options) throws MountException {
+    checkDirectory(dir);
+    checkFuse(options);
+  }
+
   private static Path checkDirectory(Path dir) throws MountException {
     Path d = dir.toAbsolutePath().normalize();
     if (!Files.isDirectory(d)) {
@@ -195,12 +206,14 @@ public final class BraidMount implements AutoCloseable {
       throw new MountException(
           d + " is busy: something is already mounted there (fusermount -u " + d + ")", null);
     }
+    boolean empty;
     try (Stream<Path> s = Files.list(d)) {
-      if (s.findAny().isPresent()) {
-        throw new MountException(d + " is not empty: mount on an empty directory", null);
-      }
+      empty = s.findAny().isEmpty();
     } catch (IOException e) {
       throw new MountException(d + ": cannot list it: " + e.getMessage(), e);
+    }
+    if (!empty) {
+      throw new MountException(d + " is not empty: mount on an empty directory", null);
     }
     return d;
   }
