@@ -34,7 +34,13 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Braid, a distributed file system: servers, the local cluster and file tools.",
-    subcommands = {MdsCommand.class, DataServerCommand.class, LocalCommand.class, FsCommand.class})
+    subcommands = {
+      MdsCommand.class,
+      DataServerCommand.class,
+      LocalCommand.class,
+      FsCommand.class,
+      MountCommand.class
+    })
 public final class Braid implements Runnable {
   /** Exit code of a command that did its work (or a server stopped on request). */
   public static final int EXIT_OK = 0;

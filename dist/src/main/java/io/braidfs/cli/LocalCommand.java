@@ -8,7 +8,6 @@ import io.braidfs.mds.server.MdsConfigKeys;
 import io.braidfs.mds.store.MdsStoreConfigKeys;
 import java.io.File;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -92,7 +91,9 @@ final class LocalCommand implements Callable<Integer> {
   @Option(
       names = "--mount",
       paramLabel = "DIR",
-      description = "Mount the file system here with FUSE (not available yet).")
+      description =
+          "Also mount the file system here with FUSE, as braid mount does; the directory is"
+              + " created if missing.")
   @Nullable Path mount;
 
   @Override
@@ -100,19 +101,34 @@ final class LocalCommand implements Callable<Integer> {
     CommandSpec s = spec();
     Path dir = dataDir();
     BraidConfig cfg = configuration(dir);
-    if (mount != null) {
-      PrintWriter err = s.commandLine().getErr();
-      err.println(
-          s.qualifiedName()
-              + ": --mount "
-              + mount
-              + ": the FUSE mount is not available yet (fs-fuse has no mount); start without"
-              + " --mount");
-      err.flush();
-      return Braid.EXIT_FAILURE;
-    }
     String where =
         "mds 127.0.0.1:" + mdsPort + ", " + dataServers + " data servers, data " + dir.toString();
+    if (mount != null) {
+      // Unlike braid mount (and mount(8)), the one-command local setup makes its mount point.
+      if (!Files.exists(mount)) {
+        try {
+          Files.createDirectories(mount);
+        } catch (IOException e) {
+          s.commandLine()
+              .getErr()
+              .println(
+                  s.qualifiedName()
+                      + ": --mount "
+                      + mount
+                      + ": cannot create the directory ("
+                      + e
+                      + ")");
+          return Braid.EXIT_FAILURE;
+        }
+      }
+      return LocalMount.run(
+          s.commandLine(),
+          s.qualifiedName(),
+          where,
+          new LocalCluster(cfg, dir, dataServers),
+          mount,
+          parent().stopSignal());
+    }
     return Foreground.run(
         s.commandLine(),
         s.qualifiedName(),

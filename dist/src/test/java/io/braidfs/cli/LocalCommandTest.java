@@ -2,8 +2,10 @@ package io.braidfs.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -12,8 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code braid local} in this JVM: what it prints once ready, a clean stop on request, and the
- * failures before and at start (exit code 2 for bad options, 1 for {@code --mount}, a busy port or
- * a data directory another {@code braid local} uses). {@code LocalProcessIT} runs it as a process.
+ * failures before and at start (exit code 2 for bad options, 1 for a bad {@code --mount}, a busy
+ * port or a data directory another {@code braid local} uses). {@code LocalProcessIT} runs it as a
+ * process.
  */
 class LocalCommandTest {
   private static final Pattern READY = Pattern.compile(Pattern.quote(LocalCommand.READY) + ".*");
@@ -54,17 +57,18 @@ class LocalCommandTest {
   }
 
   @Test
-  void mountIsNotAvailableYetAndStartsNothing() {
+  void mountPointThatCannotBeMadeStartsNothing() throws IOException {
     Path data = tmp.resolve("never");
+    Path file = Files.writeString(tmp.resolve("file"), "x");
     BraidCommandTest.Run r =
         BraidCommandTest.run(
-            "local", "--data", data.toString(), "--mount", tmp.resolve("mnt").toString());
+            "local", "--data", data.toString(), "--mount", file.resolve("mnt").toString());
     assertThat(r.code()).isEqualTo(Braid.EXIT_FAILURE);
     assertThat(r.errLines())
         .singleElement()
         .asString()
-        .startsWith("braid local: --mount " + tmp.resolve("mnt"))
-        .contains("the FUSE mount is not available yet");
+        .startsWith("braid local: --mount " + file.resolve("mnt"))
+        .contains("cannot create the directory");
     assertThat(r.out()).isEmpty();
     assertThat(data).doesNotExist();
   }

@@ -1,0 +1,888 @@
+package io.braidfs.fuse;
+
+import com.kenai.jffi.MemoryIO;
+import io.braidfs.client.BraidClient;
+import io.braidfs.client.BraidInputStream;
+import io.braidfs.client.BraidOutputStream;
+import io.braidfs.client.CreateOptions;
+import io.braidfs.client.DirectoryEntry;
+import io.braidfs.client.DirectoryPage;
+import io.braidfs.client.FileAttributes;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.proto.FileType;
+import io.braidfs.proto.SetAttrRequest;
+import io.braidfs.proto.StatFsResponse;
+import io.braidfs.proto.XattrSetMode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import jnr.ffi.Memory;
+import jnr.ffi.Pointer;
+import jnr.ffi.Runtime;
+import jnr.ffi.Struct;
+import jnr.ffi.types.mode_t;
+import jnr.ffi.types.off_t;
+import jnr.ffi.types.size_t;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import ru.serce.jnrfuse.FuseFillDir;
+import ru.serce.jnrfuse.FuseStubFS;
+import ru.serce.jnrfuse.struct.FileStat;
+import ru.serce.jnrfuse.struct.FuseContext;
+import ru.serce.jnrfuse.struct.FuseFileInfo;
+import ru.serce.jnrfuse.struct.Statvfs;
+import ru.serce.jnrfuse.struct.Timespec;
+
+/**
+ * Braid as a FUSE file system on jnr-fuse (libfuse 2, high-level path API): every operation goes to
+ * a {@link BraidClient} acting as the calling process's user (see {@link ClientPool}).
+ *
+ * <p>File handles: {@code fi->fh} is an id in a handle table; a handle holds its caller's client, a
+ * read stream opened at open(2) (close-to-open: open asks the MDS) and the inode's shared {@link
+ * OpenFile}, whose one writer takes every write at its offset (pwrite). close(2) commits the writer
+ * of the last writing handle, so a file closed here is complete for other clients; fsync(2) is
+ * hsync. A read on an inode with unpublished writes hflushes them first.
+ *
+ * <p>Unlink or rename over a file that is still open is handled by libfuse's high-level layer
+ * (without {@code hard_remove}): the file is renamed to {@code .fuse_hiddenNNN} and removed at its
+ * last release, as NFS does; open handles keep reading and writing it.
+ *
+ * <p>Errors: every exception becomes an errno in {@link FuseErrors}; operations Braid does not have
+ * answer ENOSYS (left unimplemented, so libfuse answers) or EOPNOTSUPP.
+ *
+ * <p>Thread-safety: thread-safe; libfuse's multi-threaded loop calls it from many native threads.
+ */
+public final class BraidFuse extends FuseStubFS {
+  private static final Logger LOG = LoggerFactory.getLogger(BraidFuse.class);
+
+  private static final int O_ACCMODE = 03;
+  private static final int O_WRONLY = 01;
+  private static final int O_RDWR = 02;
+  private static final int O_TRUNC = 01000;
+  private static final int O_APPEND = 02000;
+  private static final long UTIME_NOW = (1L << 30) - 1;
+  private static final long UTIME_OMIT = (1L << 30) - 2;
+  private static final int XATTR_CREATE = 1;
+  private static final int XATTR_REPLACE = 2;
+  private static final int BLOCK = 4096;
+  private static final int LIST_PAGE = 1000;
+
+  private final ClientPool clients;
+  private final Identities ids;
+  private final String name;
+  private final Map<Long, Handle> handles = new ConcurrentHashMap<>();
+  private final Map<Long, OpenFile> files = new ConcurrentHashMap<>();
+  private final AtomicLong nextHandle = new AtomicLong(1);
+  private final int statSize = Struct.size(new FileStat(Runtime.getSystemRuntime()));
+
+  /** One open(2) of a file: the caller's client, its read stream, the inode's shared state. */
+  private static final class Handle {
+    final BraidClient client;
+    final OpenFile file;
+    final boolean readable;
+    final boolean writable;
+    final boolean append;
+    @Nullable BraidInputStream in; // guarded by this
+    int inEpoch; // guarded by this
+
+    Handle(BraidClient client, OpenFile file, boolean readable, boolean writable, boolean append) {
+      this.client = client;
+      this.file = file;
+      this.readable = readable;
+      this.writable = writable;
+      this.append = append;
+    }
+  }
+
+  /**
+   * A file system over the clients of {@code clients}.
+   *
+   * @param name the name in logs and in the mount table (fsname)
+   */
+  BraidFuse(ClientPool clients, String name) {
+    this.clients = clients;
+    this.ids = clients.identities();
+    this.name = name;
+  }
+
+  @Override
+  protected String getFSName() {
+    return name;
+  }
+
+  /** The fsname the mount shows in the mount table. */
+  String getFSNameForMount() {
+    return name;
+  }
+
+  /** How many files are open through the mount now. */
+  public int openHandles() {
+    return handles.size();
+  }
+
+  // ---- identity ---------------------------------------------------------------------------------
+
+  private BraidClient caller() throws IOException {
+    FuseContext ctx = getContext();
+    return clients.client((int) ctx.uid.get(), (int) ctx.gid.get());
+  }
+
+  // ---- attributes -------------------------------------------------------------------------------
+
+  @Override
+  public int getattr(String path, FileStat stat) {
+    try {
+      FileAttributes a = caller().lstat(path);
+      fill(stat, a, sizeOf(a));
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("getattr", path, e);
+    }
+  }
+
+  @Override
+  public int fgetattr(String path, FileStat stat, FuseFileInfo fi) {
+    return getattr(path, stat);
+  }
+
+  /** The size to show: an open writer's length covers bytes not yet committed. */
+  private long sizeOf(FileAttributes a) {
+    if (!a.isFile()) {
+      return a.size();
+    }
+    OpenFile f = files.get(a.inodeId());
+    if (f == null) {
+      return a.size();
+    }
+    synchronized (f) {
+      BraidOutputStream out = f.currentWriter();
+      return out != null && !out.isClosed() ? out.length() : a.size();
+    }
+  }
+
+  private void fill(FileStat st, FileAttributes a, long size) {
+    int type =
+        switch (a.type()) {
+          case FILE_TYPE_DIRECTORY -> FileStat.S_IFDIR;
+          case FILE_TYPE_SYMLINK -> FileStat.S_IFLNK;
+          default -> FileStat.S_IFREG;
+        };
+    st.st_mode.set(type | (a.mode() & 07777));
+    st.st_ino.set(a.inodeId());
+    st.st_nlink.set(Math.max(1, a.nlink()));
+    st.st_uid.set(ids.uid(a.user()));
+    st.st_gid.set(ids.gid(a.group()));
+    st.st_size.set(size);
+    st.st_blksize.set(BLOCK);
+    st.st_blocks.set((size + 511) / 512);
+    time(st.st_atim, a.atimeNanos());
+    time(st.st_mtim, a.mtimeNanos());
+    time(st.st_ctim, a.ctimeNanos());
+  }
+
+  private static void time(Timespec t, long nanos) {
+    t.tv_sec.set(Math.floorDiv(nanos, 1_000_000_000L));
+    t.tv_nsec.set(Math.floorMod(nanos, 1_000_000_000L));
+  }
+
+  @Override
+  public int chmod(String path, @mode_t long mode) {
+    try {
+      caller().setPermission(path, (int) mode & 07777);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("chmod", path, e);
+    }
+  }
+
+  @Override
+  public int chown(String path, long uid, long gid) {
+    try {
+      String user = (int) uid == -1 ? null : ids.userName((int) uid);
+      String group = (int) gid == -1 ? null : ids.groupName((int) gid);
+      if (user == null && group == null) {
+        caller().lstat(path);
+        return 0;
+      }
+      caller().setOwner(path, user, group);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("chown", path, e);
+    }
+  }
+
+  @Override
+  public int utimens(String path, Timespec[] timespec) {
+    try {
+      SetAttrRequest.Builder b = SetAttrRequest.newBuilder().setPath(path);
+      times(timespec[0], b, true);
+      times(timespec[1], b, false);
+      BraidClient c = caller();
+      OpenFile f = files.isEmpty() ? null : files.get(c.lstat(path).inodeId());
+      if (f != null) {
+        synchronized (f) {
+          f.commit(); // a later commit would set mtime again: written bytes go first
+          c.setAttr(b.build());
+        }
+        return 0;
+      }
+      c.setAttr(b.build());
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("utimens", path, e);
+    }
+  }
+
+  private static void times(Timespec t, SetAttrRequest.Builder b, boolean atime) {
+    long nsec = t.tv_nsec.longValue();
+    if (nsec == UTIME_OMIT) {
+      return;
+    }
+    if (nsec == UTIME_NOW) {
+      if (atime) {
+        b.setAtimeNow(true);
+      } else {
+        b.setMtimeNow(true);
+      }
+      return;
+    }
+    long ns = t.tv_sec.get() * 1_000_000_000L + nsec;
+    if (atime) {
+      b.setAtimeNs(ns);
+    } else {
+      b.setMtimeNs(ns);
+    }
+  }
+
+  @Override
+  public int truncate(String path, @off_t long size) {
+    try {
+      BraidClient c = caller();
+      FileAttributes a = c.lstat(path);
+      truncate(c, path, a.inodeId(), size);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("truncate", path, e);
+    }
+  }
+
+  @Override
+  public int ftruncate(String path, @off_t long size, FuseFileInfo fi) {
+    Handle h = handles.get(fi.fh.get());
+    if (h == null) {
+      return -FuseErrors.EBADF;
+    }
+    try {
+      truncate(h.client, path, h.file.inodeId, size);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("ftruncate", path, e);
+    }
+  }
+
+  /** Truncates: an open writer is committed first and reopened by the next write. */
+  private void truncate(BraidClient c, String path, long inodeId, long size) throws IOException {
+    OpenFile f = files.get(inodeId);
+    if (f == null) {
+      c.truncate(path, size);
+      return;
+    }
+    synchronized (f) {
+      f.commit();
+      c.truncate(path, size);
+      f.epoch++;
+    }
+  }
+
+  @Override
+  public int access(String path, int mask) {
+    try {
+      FuseContext ctx = getContext();
+      int uid = (int) ctx.uid.get();
+      FileAttributes a = caller().lstat(path);
+      if (mask == 0) {
+        return 0;
+      }
+      int mode = a.mode();
+      if (uid == 0) {
+        // root: everything but executing a file with no x bit at all
+        return (mask & 1) != 0 && a.isFile() && (mode & 0111) == 0 ? -FuseErrors.EACCES : 0;
+      }
+      int bits;
+      if (ids.uid(a.user()) == uid) {
+        bits = (mode >> 6) & 7;
+      } else if (ids.groups(uid, (int) ctx.gid.get()).contains(a.group())) {
+        bits = (mode >> 3) & 7;
+      } else {
+        bits = mode & 7;
+      }
+      return (bits & mask) == mask ? 0 : -FuseErrors.EACCES;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("access", path, e);
+    }
+  }
+
+  // ---- directories ------------------------------------------------------------------------------
+
+  @Override
+  public int mkdir(String path, @mode_t long mode) {
+    try {
+      caller().mkdir(path, (int) mode & 07777);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("mkdir", path, e);
+    }
+  }
+
+  @Override
+  public int rmdir(String path) {
+    try {
+      caller().rmdir(path);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("rmdir", path, e);
+    }
+  }
+
+  @Override
+  public int readdir(
+      String path, Pointer buf, FuseFillDir filter, @off_t long offset, FuseFileInfo fi) {
+    try {
+      BraidClient c = caller();
+      Pointer mem = Memory.allocateDirect(Runtime.getSystemRuntime(), statSize, true);
+      FileStat st = FileStat.of(mem);
+      filter.apply(buf, ".", null, 0);
+      filter.apply(buf, "..", null, 0);
+      String after = "";
+      while (true) {
+        DirectoryPage page = c.list(path, after, LIST_PAGE, false);
+        for (DirectoryEntry e : page.entries()) {
+          FileAttributes a = e.attributes();
+          if (a != null) {
+            fill(st, a, a.size());
+          } else {
+            st.st_ino.set(e.inodeId());
+            st.st_mode.set(
+                e.type() == FileType.FILE_TYPE_DIRECTORY
+                    ? FileStat.S_IFDIR
+                    : e.type() == FileType.FILE_TYPE_SYMLINK ? FileStat.S_IFLNK : FileStat.S_IFREG);
+          }
+          if (filter.apply(buf, e.name(), st, 0) != 0) {
+            return 0; // the kernel's buffer is full (cannot happen with offset 0 fills)
+          }
+        }
+        List<DirectoryEntry> entries = page.entries();
+        if (!page.hasMore() || entries.isEmpty()) {
+          return 0;
+        }
+        after = entries.get(entries.size() - 1).name();
+      }
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("readdir", path, e);
+    }
+  }
+
+  @Override
+  public int fsyncdir(String path, FuseFileInfo fi) {
+    return 0; // every namespace change is durable at the MDS when it returns
+  }
+
+  // ---- entries ----------------------------------------------------------------------------------
+
+  @Override
+  public int unlink(String path) {
+    try {
+      caller().unlink(path);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("unlink", path, e);
+    }
+  }
+
+  @Override
+  public int rename(String oldpath, String newpath) {
+    try {
+      caller().rename(oldpath, newpath);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("rename", oldpath + " -> " + newpath, e);
+    }
+  }
+
+  @Override
+  public int link(String oldpath, String newpath) {
+    try {
+      caller().link(oldpath, newpath);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("link", oldpath + " -> " + newpath, e);
+    }
+  }
+
+  @Override
+  public int symlink(String oldpath, String newpath) {
+    try {
+      caller().symlink(oldpath, newpath, false);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("symlink", newpath, e);
+    }
+  }
+
+  @Override
+  public int readlink(String path, Pointer buf, @size_t long size) {
+    try {
+      byte[] target = caller().readLink(path).getBytes(StandardCharsets.UTF_8);
+      if (size <= 0) {
+        return -FuseErrors.EINVAL;
+      }
+      int n = (int) Math.min(target.length, size - 1);
+      buf.put(0, target, 0, n);
+      buf.putByte(n, (byte) 0);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("readlink", path, e);
+    }
+  }
+
+  @Override
+  public int mknod(String path, @mode_t long mode, long rdev) {
+    if ((mode & FileStat.S_IFMT) != FileStat.S_IFREG && (mode & FileStat.S_IFMT) != 0) {
+      return -FuseErrors.EOPNOTSUPP; // no devices, FIFOs or sockets in Braid
+    }
+    try {
+      caller().create(path, createOptions(mode)).close();
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("mknod", path, e);
+    }
+  }
+
+  private static CreateOptions createOptions(long mode) {
+    return CreateOptions.defaults()
+        .withMode((int) mode & 07777)
+        .withOverwrite(false)
+        .withCreateParents(false);
+  }
+
+  // ---- files ------------------------------------------------------------------------------------
+
+  @Override
+  public int create(String path, @mode_t long mode, FuseFileInfo fi) {
+    OpenFile f = null;
+    try {
+      BraidClient c = caller();
+      BraidOutputStream out = c.create(path, createOptions(mode));
+      int flags = fi.flags.get();
+      f = acquire(out.inodeId());
+      synchronized (f) {
+        BraidOutputStream old = f.currentWriter();
+        if (old != null) {
+          old.abort(); // an inode id is never reused: cannot happen
+        }
+        f.adopt(out);
+        f.writeHandles++;
+      }
+      Handle h = new Handle(c, f, (flags & O_ACCMODE) == O_RDWR, true, (flags & O_APPEND) != 0);
+      fi.fh.set(register(h));
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      if (f != null) {
+        release(f);
+      }
+      return FuseErrors.of("create", path, e);
+    }
+  }
+
+  @Override
+  public int open(String path, FuseFileInfo fi) {
+    int flags = fi.flags.get();
+    int acc = flags & O_ACCMODE;
+    boolean writable = acc == O_WRONLY || acc == O_RDWR;
+    boolean readable = acc != O_WRONLY;
+    OpenFile f = null;
+    BraidInputStream in = null;
+    try {
+      BraidClient c = caller();
+      if (writable) {
+        FileAttributes a = c.lstat(path);
+        if (a.isDirectory()) {
+          return -FuseErrors.EISDIR;
+        }
+        f = acquire(a.inodeId());
+        synchronized (f) {
+          if ((flags & O_TRUNC) != 0) {
+            f.commit();
+            c.truncate(path, 0);
+            f.epoch++;
+          }
+          // The writer (and the write lease) comes with the first write: an open for writing
+          // that writes nothing (touch) commits nothing, so it does not move mtime.
+          f.writeHandles++;
+        }
+      } else {
+        in = c.open(path); // asks the MDS: close-to-open
+        f = acquire(in.inodeId());
+      }
+      Handle h = new Handle(c, f, readable, writable, (flags & O_APPEND) != 0);
+      if (in != null) {
+        synchronized (h) {
+          h.in = in;
+          h.inEpoch = f.epoch;
+        }
+      }
+      fi.fh.set(register(h));
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      if (in != null) {
+        in.close();
+      }
+      if (f != null) {
+        release(f);
+      }
+      return FuseErrors.of("open", path, e);
+    }
+  }
+
+  @Override
+  public int read(
+      String path, Pointer buf, @size_t long size, @off_t long offset, FuseFileInfo fi) {
+    Handle h = handles.get(fi.fh.get());
+    if (h == null) {
+      return -FuseErrors.EBADF;
+    }
+    ByteBuffer dst = MemoryIO.getInstance().newDirectByteBuffer(buf.address(), (int) size);
+    try {
+      int epoch;
+      synchronized (h.file) {
+        h.file.publish();
+        epoch = h.file.epoch;
+      }
+      try {
+        return readFully(input(h, path, epoch, false), offset, dst);
+      } catch (IOException e) {
+        // A stale read stream (truncated, overwritten in place, token outdated): reopen once.
+        Status s = StatusExceptions.statusOf(e);
+        if (s == Status.NOT_FOUND || s == Status.PERMISSION_DENIED) {
+          throw e;
+        }
+        dst.clear();
+        return readFully(input(h, path, epoch, true), offset, dst);
+      }
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("read", path, e);
+    }
+  }
+
+  private static int readFully(BraidInputStream in, long offset, ByteBuffer dst)
+      throws IOException {
+    int total = 0;
+    while (dst.hasRemaining()) {
+      int n = in.read(offset + total, dst);
+      if (n < 0) {
+        break;
+      }
+      total += n;
+    }
+    return total;
+  }
+
+  private static BraidInputStream input(Handle h, String path, int epoch, boolean reopen)
+      throws IOException {
+    synchronized (h) {
+      BraidInputStream in = h.in;
+      if (in == null || reopen || h.inEpoch != epoch) {
+        if (in != null) {
+          in.close();
+        }
+        h.in = null;
+        in = h.client.open(path);
+        h.in = in;
+        h.inEpoch = epoch;
+      }
+      return in;
+    }
+  }
+
+  @Override
+  public int write(
+      String path, Pointer buf, @size_t long size, @off_t long offset, FuseFileInfo fi) {
+    Handle h = handles.get(fi.fh.get());
+    if (h == null || !h.writable) {
+      return -FuseErrors.EBADF;
+    }
+    ByteBuffer src = MemoryIO.getInstance().newDirectByteBuffer(buf.address(), (int) size);
+    try {
+      synchronized (h.file) {
+        BraidOutputStream out = h.file.writer(h.client, path);
+        long at = h.append ? Math.max(offset, out.length()) : offset;
+        out.write(at, src);
+        h.file.wrote();
+      }
+      return (int) size;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("write", path, e);
+    }
+  }
+
+  @Override
+  public int flush(String path, FuseFileInfo fi) {
+    Handle h = handles.get(fi.fh.get());
+    if (h == null || !h.writable) {
+      return 0;
+    }
+    try {
+      synchronized (h.file) {
+        if (h.file.writeHandles <= 1) {
+          h.file.commit(); // close(2) of the last writer: complete for every other client
+        } else {
+          h.file.publish();
+        }
+      }
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("flush", path, e);
+    }
+  }
+
+  @Override
+  public int fsync(String path, int isdatasync, FuseFileInfo fi) {
+    Handle h = handles.get(fi.fh.get());
+    if (h == null) {
+      return -FuseErrors.EBADF;
+    }
+    try {
+      synchronized (h.file) {
+        BraidOutputStream out = h.file.currentWriter();
+        if (out != null && !out.isClosed()) {
+          out.hsync();
+        }
+      }
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("fsync", path, e);
+    }
+  }
+
+  @Override
+  public int release(String path, FuseFileInfo fi) {
+    Handle h = handles.remove(fi.fh.get());
+    if (h == null) {
+      return 0;
+    }
+    int result = 0;
+    synchronized (h.file) {
+      if (h.writable) {
+        h.file.writeHandles--;
+        if (h.file.writeHandles == 0) {
+          try {
+            h.file.commit();
+          } catch (IOException | RuntimeException e) {
+            result = FuseErrors.of("release", path, e);
+          }
+        }
+      }
+    }
+    synchronized (h) {
+      if (h.in != null) {
+        h.in.close();
+        h.in = null;
+      }
+    }
+    release(h.file);
+    return result;
+  }
+
+  @Override
+  public int fallocate(String path, int mode, long off, long length, FuseFileInfo fi) {
+    return -FuseErrors.EOPNOTSUPP;
+  }
+
+  private long register(Handle h) {
+    long id = nextHandle.getAndIncrement();
+    handles.put(id, h);
+    return id;
+  }
+
+  private OpenFile acquire(long inodeId) {
+    return files.compute(
+        inodeId,
+        (k, f) -> {
+          OpenFile o = f != null ? f : new OpenFile(k);
+          synchronized (o) {
+            o.refs++;
+          }
+          return o;
+        });
+  }
+
+  private void release(OpenFile f) {
+    files.computeIfPresent(
+        f.inodeId,
+        (k, o) -> {
+          synchronized (o) {
+            o.refs--;
+            if (o.refs > 0) {
+              return o;
+            }
+            o.abandon(); // nothing left to commit: flush or release committed it
+            return null;
+          }
+        });
+  }
+
+  // ---- file system ------------------------------------------------------------------------------
+
+  @Override
+  public int statfs(String path, Statvfs stbuf) {
+    try {
+      StatFsResponse r = caller().statFs();
+      long capacity = r.getCapacityBytes();
+      long used = r.getUsedBytes();
+      long avail = Math.min(r.getAvailableBytes(), Math.max(0, capacity - used));
+      stbuf.f_bsize.set(BLOCK);
+      stbuf.f_frsize.set(BLOCK);
+      stbuf.f_blocks.set(capacity / BLOCK);
+      stbuf.f_bfree.set(Math.max(0, capacity - used) / BLOCK);
+      stbuf.f_bavail.set(avail / BLOCK);
+      long maxInodes = r.getMaxInodes() > 0 ? r.getMaxInodes() : Long.MAX_VALUE / 2;
+      stbuf.f_files.set(maxInodes);
+      long free = Math.max(0, maxInodes - r.getInodeCount());
+      stbuf.f_ffree.set(free);
+      stbuf.f_favail.set(free);
+      stbuf.f_namemax.set(r.getMaxNameBytes() > 0 ? r.getMaxNameBytes() : 255);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("statfs", path, e);
+    }
+  }
+
+  // ---- extended attributes ----------------------------------------------------------------------
+
+  /** Names the kernel asks about on its own (capabilities on every write, ACLs): no round trip. */
+  private static boolean local(String xattr) {
+    return xattr.equals("security.capability") || xattr.startsWith("system.posix_acl_");
+  }
+
+  @Override
+  public int getxattr(String path, String xattr, Pointer value, @size_t long size) {
+    if (local(xattr)) {
+      return -FuseErrors.ENODATA;
+    }
+    try {
+      Optional<byte[]> v = caller().getXattr(path, xattr);
+      if (v.isEmpty()) {
+        return -FuseErrors.ENODATA;
+      }
+      byte[] b = v.get();
+      if (size == 0) {
+        return b.length;
+      }
+      if (size < b.length) {
+        return -FuseErrors.ERANGE;
+      }
+      value.put(0, b, 0, b.length);
+      return b.length;
+    } catch (IOException | RuntimeException e) {
+      int errno = FuseErrors.of("getxattr", path, e);
+      return errno == -FuseErrors.ENOENT && fileExists(path) ? -FuseErrors.ENODATA : errno;
+    }
+  }
+
+  private boolean fileExists(String path) {
+    try {
+      caller().lstat(path);
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public int setxattr(String path, String xattr, Pointer value, @size_t long size, int flags) {
+    if (local(xattr)) {
+      return -FuseErrors.EOPNOTSUPP;
+    }
+    try {
+      byte[] b = new byte[(int) size];
+      value.get(0, b, 0, b.length);
+      XattrSetMode mode =
+          (flags & XATTR_CREATE) != 0
+              ? XattrSetMode.XATTR_SET_MODE_CREATE
+              : (flags & XATTR_REPLACE) != 0
+                  ? XattrSetMode.XATTR_SET_MODE_REPLACE
+                  : XattrSetMode.XATTR_SET_MODE_UNSPECIFIED;
+      caller().setXattr(path, xattr, b, mode);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      int errno = FuseErrors.of("setxattr", path, e);
+      return errno == -FuseErrors.ENOENT && (flags & XATTR_REPLACE) != 0 && fileExists(path)
+          ? -FuseErrors.ENODATA
+          : errno;
+    }
+  }
+
+  @Override
+  public int listxattr(String path, Pointer list, @size_t long size) {
+    try {
+      StringBuilder sb = new StringBuilder();
+      for (String n : caller().listXattrs(path)) {
+        sb.append(n).append('\0');
+      }
+      byte[] b = sb.toString().getBytes(StandardCharsets.UTF_8);
+      if (size == 0) {
+        return b.length;
+      }
+      if (size < b.length) {
+        return -FuseErrors.ERANGE;
+      }
+      list.put(0, b, 0, b.length);
+      return b.length;
+    } catch (IOException | RuntimeException e) {
+      return FuseErrors.of("listxattr", path, e);
+    }
+  }
+
+  @Override
+  public int removexattr(String path, String xattr) {
+    if (local(xattr)) {
+      return -FuseErrors.ENODATA;
+    }
+    try {
+      caller().removeXattr(path, xattr);
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      int errno = FuseErrors.of("removexattr", path, e);
+      return errno == -FuseErrors.ENOENT && fileExists(path) ? -FuseErrors.ENODATA : errno;
+    }
+  }
+
+  // ---- lifecycle --------------------------------------------------------------------------------
+
+  @Override
+  public void destroy(Pointer initResult) {
+    // Unmounted: writers of files still open (a killed process) are committed, readers closed.
+    for (Long id : List.copyOf(handles.keySet())) {
+      Handle h = handles.get(id);
+      if (h != null) {
+        LOG.info("{}: unmounted with a file still open (inode {})", name, h.file.inodeId);
+      }
+    }
+    for (OpenFile f : List.copyOf(files.values())) {
+      synchronized (f) {
+        try {
+          f.commit();
+        } catch (IOException | RuntimeException e) {
+          LOG.warn("{}: inode {}: cannot commit at unmount: {}", name, f.inodeId, e.toString());
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,78 @@
+package io.braidfs.fuse;
+
+import io.braidfs.client.BraidClient;
+import io.braidfs.client.ClientConfigKeys;
+import io.braidfs.common.config.BraidConfig;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One {@link BraidClient} per caller identity. A Braid client states its user and groups once, at
+ * connect (ARCHITECTURE section 8), so the mount acts for the calling process's uid and gid by
+ * keeping a client for each (uid, gid) pair it meets, made on first use and kept until the mount
+ * closes. The clients' umask is 0: the kernel has already applied the caller's umask to the modes
+ * FUSE passes.
+ *
+ * <p>Thread-safety: thread-safe.
+ */
+final class ClientPool implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClientPool.class);
+
+  private final BraidConfig config;
+  private final Identities ids;
+  private final String name;
+  private final Map<Long, BraidClient> clients = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  ClientPool(BraidConfig config, Identities ids, String name) {
+    this.config = config.toBuilder().set(ClientConfigKeys.UMASK, "000").build();
+    this.ids = ids;
+    this.name = name;
+  }
+
+  Identities identities() {
+    return ids;
+  }
+
+  /** The client acting as {@code uid} with primary group {@code gid}, connected on first use. */
+  BraidClient client(int uid, int gid) throws IOException {
+    long key = ((long) uid << 32) | (gid & 0xffffffffL);
+    BraidClient c = clients.get(key);
+    if (c != null) {
+      return c;
+    }
+    synchronized (this) {
+      if (closed) {
+        throw new IOException(name + ": the mount is closing");
+      }
+      c = clients.get(key);
+      if (c == null) {
+        String user = ids.userName(uid);
+        List<String> groups = ids.groups(uid, gid);
+        c =
+            BraidClient.builder(config)
+                .user(user)
+                .groups(groups)
+                .name(name + "-" + user + "-" + Integer.toUnsignedString(gid))
+                .build();
+        LOG.debug("{}: connected as {} {}", name, user, groups);
+        clients.put(key, c);
+      }
+      return c;
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    for (BraidClient c : new ArrayList<>(clients.values())) {
+      c.close();
+    }
+    clients.clear();
+  }
+}
