@@ -441,22 +441,14 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   public FileStatus getFileStatus(Path f) throws IOException {
     statistics.incrementReadOps(1);
     Path q = makeQualified(f);
-    try {
-      return toStatus(client.stat(pathOf(q)), q);
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.PATH);
-    }
+    return HadoopErrors.call(Op.PATH, () -> toStatus(client.stat(pathOf(q)), q));
   }
 
   @Override
   public FileStatus getFileLinkStatus(Path f) throws IOException {
     statistics.incrementReadOps(1);
     Path q = makeQualified(f);
-    try {
-      return toStatus(client.lstat(pathOf(q)), q);
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.PATH);
-    }
+    return HadoopErrors.call(Op.PATH, () -> toStatus(client.lstat(pathOf(q)), q));
   }
 
   @Override
@@ -467,25 +459,15 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public void createSymlink(Path target, Path link, boolean createParent) throws IOException {
     statistics.incrementWriteOps(1);
-    String t = target.toUri().getPath();
-    if (target.toUri().getScheme() != null) {
-      t = pathOf(target); // a qualified target must be on this file system
-    }
-    try {
-      client.symlink(t, pathOf(link), createParent);
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.CREATE);
-    }
+    // A qualified target must be on this file system; a relative one stays relative.
+    String t = target.toUri().getScheme() != null ? pathOf(target) : target.toUri().getPath();
+    HadoopErrors.run(Op.CREATE, () -> client.symlink(t, pathOf(link), createParent));
   }
 
   @Override
   public Path getLinkTarget(Path f) throws IOException {
     statistics.incrementReadOps(1);
-    try {
-      return new Path(client.readLink(pathOf(f)));
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.PATH);
-    }
+    return HadoopErrors.call(Op.PATH, () -> new Path(client.readLink(pathOf(f))));
   }
 
   @Override
@@ -608,36 +590,26 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   public void setOwner(Path p, @Nullable String username, @Nullable String groupname)
       throws IOException {
     statistics.incrementWriteOps(1);
-    try {
-      client.setOwner(pathOf(p), username, groupname);
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.PATH);
-    }
+    HadoopErrors.run(Op.PATH, () -> client.setOwner(pathOf(p), username, groupname));
   }
 
   /** Times in milliseconds; -1 leaves one unchanged, as the specification says. */
   @Override
   public void setTimes(Path p, long mtime, long atime) throws IOException {
     statistics.incrementWriteOps(1);
-    try {
-      client.setTimes(
-          pathOf(p),
-          mtime < 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(mtime),
-          atime < 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(atime));
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.PATH);
-    }
+    HadoopErrors.run(
+        Op.PATH,
+        () ->
+            client.setTimes(
+                pathOf(p),
+                mtime < 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(mtime),
+                atime < 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(atime)));
   }
 
   @Override
   public ContentSummary getContentSummary(Path f) throws IOException {
     statistics.incrementReadOps(1);
-    ContentSummaryResponse r;
-    try {
-      r = client.contentSummary(pathOf(f));
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.PATH);
-    }
+    ContentSummaryResponse r = HadoopErrors.call(Op.PATH, () -> client.contentSummary(pathOf(f)));
     return new ContentSummary.Builder()
         .length(r.getLength())
         .fileCount(r.getFileCount())
@@ -651,12 +623,7 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public FsStatus getStatus(@Nullable Path p) throws IOException {
     statistics.incrementReadOps(1);
-    StatFsResponse r;
-    try {
-      r = client.statFs();
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.PATH);
-    }
+    StatFsResponse r = HadoopErrors.call(Op.PATH, () -> client.statFs());
     return new FsStatus(r.getCapacityBytes(), r.getUsedBytes(), r.getAvailableBytes());
   }
 
@@ -670,12 +637,7 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public FileChecksum getFileChecksum(Path f) throws IOException {
     statistics.incrementReadOps(1);
-    io.braidfs.client.FileChecksum c;
-    try {
-      c = client.checksum(pathOf(f));
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.OPEN);
-    }
+    io.braidfs.client.FileChecksum c = HadoopErrors.call(Op.OPEN, () -> client.checksum(pathOf(f)));
     return new CompositeCrcFileChecksum(
         c.crc32c(), DataChecksum.Type.CRC32C, client.serverDefaults().getChecksumBlockSize());
   }
@@ -710,12 +672,8 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
       return new BlockLocation[0];
     }
     statistics.incrementReadOps(1);
-    GetChunkLocationsResponse r;
-    try {
-      r = client.locations(pathOf(file.getPath()), start, len);
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.PATH);
-    }
+    GetChunkLocationsResponse r =
+        HadoopErrors.call(Op.PATH, () -> client.locations(pathOf(file.getPath()), start, len));
     long span = file.getBlockSize() > 0 ? file.getBlockSize() : defaultBlockSize;
     long fileLength = Math.max(r.getFileLength(), file.getLen());
     List<BlockLocation> out = new ArrayList<>(r.getChunkSetsCount());
@@ -765,22 +723,13 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
         create == replace
             ? XattrSetMode.XATTR_SET_MODE_UNSPECIFIED
             : create ? XattrSetMode.XATTR_SET_MODE_CREATE : XattrSetMode.XATTR_SET_MODE_REPLACE;
-    try {
-      client.setXattr(pathOf(path), name, value, mode);
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.PATH);
-    }
+    HadoopErrors.run(Op.PATH, () -> client.setXattr(pathOf(path), name, value, mode));
   }
 
   @Override
   public byte[] getXAttr(Path path, String name) throws IOException {
     statistics.incrementReadOps(1);
-    Optional<byte[]> value;
-    try {
-      value = client.getXattr(pathOf(path), name);
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.PATH);
-    }
+    Optional<byte[]> value = HadoopErrors.call(Op.PATH, () -> client.getXattr(pathOf(path), name));
     return value.orElseThrow(
         () -> new IOException("getXAttr " + path + ": no attribute named " + name));
   }
@@ -795,11 +744,8 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     Map<String, byte[]> values = new TreeMap<>();
     for (String name : names) {
       statistics.incrementReadOps(1);
-      try {
-        client.getXattr(pathOf(path), name).ifPresent(v -> values.put(name, v));
-      } catch (IOException e) {
-        throw HadoopErrors.translate(e, Op.PATH);
-      }
+      HadoopErrors.run(
+          Op.PATH, () -> client.getXattr(pathOf(path), name).ifPresent(v -> values.put(name, v)));
     }
     return values;
   }
@@ -807,21 +753,13 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public List<String> listXAttrs(Path path) throws IOException {
     statistics.incrementReadOps(1);
-    try {
-      return client.listXattrs(pathOf(path));
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.PATH);
-    }
+    return HadoopErrors.call(Op.PATH, () -> client.listXattrs(pathOf(path)));
   }
 
   @Override
   public void removeXAttr(Path path, String name) throws IOException {
     statistics.incrementWriteOps(1);
-    try {
-      client.removeXattr(pathOf(path), name);
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.PATH);
-    }
+    HadoopErrors.run(Op.PATH, () -> client.removeXattr(pathOf(path), name));
   }
 
   @Override
@@ -834,21 +772,14 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public boolean recoverLease(Path file) throws IOException {
     statistics.incrementWriteOps(1);
-    try {
-      return client.recoverLease(pathOf(file));
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.OPEN);
-    }
+    return HadoopErrors.call(Op.OPEN, () -> client.recoverLease(pathOf(file)));
   }
 
   @Override
   public boolean isFileClosed(Path file) throws IOException {
     statistics.incrementReadOps(1);
-    try {
-      return !client.locations(pathOf(file), 0, 1).getUnderConstruction();
-    } catch (IOException e) {
-      throw HadoopErrors.translate(e, Op.OPEN);
-    }
+    return HadoopErrors.call(
+        Op.OPEN, () -> !client.locations(pathOf(file), 0, 1).getUnderConstruction());
   }
 
   // ---- capabilities and lifecycle --------------------------------------------------------------

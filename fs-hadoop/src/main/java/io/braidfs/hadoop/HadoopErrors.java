@@ -85,6 +85,39 @@ final class HadoopErrors {
     return r;
   }
 
+  /** A client call that may fail. */
+  @FunctionalInterface
+  interface Call<T> {
+    T run() throws IOException;
+  }
+
+  /** A client call with no result that may fail. */
+  @FunctionalInterface
+  interface Action {
+    void run() throws IOException;
+  }
+
+  /**
+   * Runs a client call, its failure translated for {@code op}: the one try/catch every FileSystem
+   * method would otherwise repeat.
+   */
+  static <T> T call(Op op, Call<T> call) throws IOException {
+    try {
+      return call.run();
+    } catch (IOException e) {
+      throw translate(e, op);
+    }
+  }
+
+  /** As {@link #call(Op, Call)}, for a call with no result. */
+  static void run(Op op, Action action) throws IOException {
+    try {
+      action.run();
+    } catch (IOException e) {
+      throw translate(e, op);
+    }
+  }
+
   /** Whether {@code e} carries {@code status}. */
   static boolean is(IOException e, Status status) {
     return StatusExceptions.statusOf(e) == status;
