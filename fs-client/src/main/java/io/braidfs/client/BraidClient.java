@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.google.protobuf.ByteString;
 import io.braidfs.client.data.DataPathOptions;
 import io.braidfs.client.data.FileChecksummer;
+import io.braidfs.client.data.FileSyncer;
 import io.braidfs.client.data.ReplicaHealth;
 import io.braidfs.client.data.StripedReader;
 import io.braidfs.client.data.StripedWriter;
@@ -610,6 +611,20 @@ public final class BraidClient implements AutoCloseable {
   }
 
   /**
+   * Forces a file's data to disk on every replica (fsync(2) of a file whose writer closed without
+   * syncing, {@code braid.client.close.sync=false}, or of a file opened read-only). A stream still
+   * writing syncs its own data with {@link BraidOutputStream#hsync()}.
+   *
+   * @throws java.io.FileNotFoundException if there is no such file
+   * @throws IOException if a replica could not be forced (its durability is then unknown)
+   */
+  public void sync(String path) throws IOException {
+    checkOpen();
+    String p = canonical(path);
+    new FileSyncer(rpc, mds, options.data()).sync(p, stat(p).layout());
+  }
+
+  /**
    * Appends the sources' bytes to {@code target}, in order, and removes the sources (HDFS concat).
    * Any lengths and layouts work: the bytes are copied through this client (read from the sources,
    * appended to the target under its write lease), then one MDS call commits the append and removes
@@ -683,16 +698,19 @@ public final class BraidClient implements AutoCloseable {
                 .build());
     attrs.invalidate(p);
     Attributes a = r.getAttributes();
-    return writer(
-        p,
-        new WriteTarget(
-            a.getInodeId(),
+    BraidOutputStream out =
+        writer(
             p,
-            FileAttributes.toLayout(a.getLayout()),
-            0,
-            r.getToken(),
-            List.of(r.getFirstChunkSet())),
-        0);
+            new WriteTarget(
+                a.getInodeId(),
+                p,
+                FileAttributes.toLayout(a.getLayout()),
+                0,
+                r.getToken(),
+                List.of(r.getFirstChunkSet())),
+            0);
+    out.created(new FileAttributes(a));
+    return out;
   }
 
   /** Opens an existing file to append to its end (Hadoop append). */
@@ -749,7 +767,8 @@ public final class BraidClient implements AutoCloseable {
     DataPathOptions d = options.data();
     int transfer = Math.min(d.maxTransfer(), layout.stripeUnit());
     int inFlight = (int) Math.max(1, Math.min(4096, options.writeBehind() / transfer));
-    return new DataPathOptions(d.maxTransfer(), inFlight, d.callTimeout(), d.maxReplacements());
+    return new DataPathOptions(
+        d.maxTransfer(), inFlight, d.callTimeout(), d.maxReplacements(), d.syncOnClose());
   }
 
   /**

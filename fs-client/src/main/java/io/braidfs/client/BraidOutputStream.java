@@ -30,6 +30,7 @@ public final class BraidOutputStream extends OutputStream {
   private @Nullable IOException failure;
   private volatile @Nullable IOException leaseLost;
   private boolean closed;
+  private @Nullable FileAttributes created;
 
   BraidOutputStream(
       BraidClient client, String path, long inodeId, StripedWriter writer, long position) {
@@ -46,6 +47,18 @@ public final class BraidOutputStream extends OutputStream {
 
   public long inodeId() {
     return inodeId;
+  }
+
+  /**
+   * The attributes the MDS answered when this stream's file was created (FUSE answers the stat that
+   * follows a create with them), or null if the stream opened an existing file.
+   */
+  public @Nullable FileAttributes createdAttributes() {
+    return created;
+  }
+
+  void created(FileAttributes attributes) {
+    created = attributes;
   }
 
   /** Where the next {@link #write(byte[], int, int)} goes: the bytes written so far. */

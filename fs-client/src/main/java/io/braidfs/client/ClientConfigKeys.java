@@ -53,6 +53,15 @@ public final class ClientConfigKeys implements ConfigKeySet {
           "Per output stream, the most written bytes not yet acknowledged by the data servers; a"
               + " write waits only when this much is in flight.");
 
+  public static final ConfigKey<Boolean> SYNC_ON_CLOSE =
+      ConfigKey.bool(
+          "braid.client.close.sync",
+          true,
+          "Closing a written file forces its data to disk on every replica before the close returns"
+              + " (as HDFS's close); false leaves that to the data servers' page cache, as a local"
+              + " file system's close(2) does, and hsync (fsync(2)) forces it. braid mount sets"
+              + " false unless this key is given.");
+
   public static final ConfigKey<Boolean> PREFETCH =
       ConfigKey.bool(
           "braid.client.prefetch.enabled",
@@ -120,6 +129,7 @@ public final class ClientConfigKeys implements ConfigKeySet {
           ATTR_TTL,
           CACHE_ENTRIES,
           WRITE_BEHIND,
+          SYNC_ON_CLOSE,
           PREFETCH,
           PREFETCH_WINDOW,
           PREFETCH_MAX_WINDOW,

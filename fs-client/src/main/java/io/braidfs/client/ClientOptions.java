@@ -109,7 +109,8 @@ public record ClientOptions(
             maxTransfer,
             inFlight,
             config.get(ClientConfigKeys.DATA_TIMEOUT),
-            config.get(ClientConfigKeys.MAX_REPLACEMENTS)));
+            config.get(ClientConfigKeys.MAX_REPLACEMENTS),
+            config.get(ClientConfigKeys.SYNC_ON_CLOSE)));
   }
 
   private static int bytes(String key, long value) {

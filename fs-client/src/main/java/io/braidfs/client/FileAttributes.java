@@ -17,6 +17,14 @@ public final class FileAttributes {
     this.proto = proto;
   }
 
+  /**
+   * Attributes from their wire form: for code that predicts what the MDS will answer to a change it
+   * sent (the FUSE mount's attribute write-behind).
+   */
+  public static FileAttributes of(Attributes proto) {
+    return new FileAttributes(proto);
+  }
+
   /** The wire form, for code that passes attributes on unchanged. */
   public Attributes toProto() {
     return proto;

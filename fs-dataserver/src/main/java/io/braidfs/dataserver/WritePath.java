@@ -16,6 +16,7 @@ import io.braidfs.proto.AckLevel;
 import io.braidfs.proto.FinalizeChunkRequest;
 import io.braidfs.proto.FinalizeChunkResponse;
 import io.braidfs.proto.ReplicaLocation;
+import io.braidfs.proto.ReplicaState;
 import io.braidfs.proto.SyncChunkRequest;
 import io.braidfs.proto.SyncChunkResponse;
 import io.braidfs.proto.TruncateChunkRequest;
@@ -151,7 +152,15 @@ final class WritePath {
         call,
         key,
         () -> {
-          Replica r = admit(call.caller(), key, req.getToken().toByteArray(), req.getVersion());
+          Replica r = ctx.replica(key);
+          // A finished replica may be forced by a reader: it changes no data (fsync(2) of a file
+          // opened read-only, or after a close that left the data in the page cache).
+          int mode =
+              r.state() == ReplicaState.REPLICA_STATE_FINALIZED
+                  ? CapabilityToken.READ
+                  : CapabilityToken.WRITE;
+          ctx.gate.check(call.caller(), key, req.getToken().toByteArray(), mode, r.generation());
+          ctx.requireVersion(r, req.getVersion(), "sync");
           CompletableFuture<Long> rest =
               forward(
                   req.getDownstreamList(),
@@ -185,7 +194,7 @@ final class WritePath {
                   RpcMethod.FINALIZE_CHUNK,
                   null,
                   FinalizeChunkResponse::getLength);
-          r.finalizeAt(req.getVersion(), req.getLength());
+          r.finalizeAt(req.getVersion(), req.getLength(), !req.getSkipSync());
           answer(
               call,
               req.getDownstreamList(),

@@ -10,6 +10,7 @@ import io.braidfs.client.DirectoryPage;
 import io.braidfs.client.FileAttributes;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.proto.Attributes;
 import io.braidfs.proto.FileType;
 import io.braidfs.proto.SetAttrRequest;
 import io.braidfs.proto.StatFsResponse;
@@ -17,11 +18,15 @@ import io.braidfs.proto.XattrSetMode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 import jnr.ffi.Memory;
 import jnr.ffi.Pointer;
 import jnr.ffi.Runtime;
@@ -72,6 +77,7 @@ public final class BraidFuse extends FuseStubFS {
   private static final int XATTR_CREATE = 1;
   private static final int XATTR_REPLACE = 2;
   private static final int BLOCK = 4096;
+  private static final int SETID = 06000;
   private static final int LIST_PAGE = 1000;
 
   private final ClientPool clients;
@@ -80,6 +86,21 @@ public final class BraidFuse extends FuseStubFS {
   private final Map<Long, Handle> handles = new ConcurrentHashMap<>();
   private final Map<Long, OpenFile> files = new ConcurrentHashMap<>();
   private final AtomicLong nextHandle = new AtomicLong(1);
+  private final RecentAttributes recent;
+  private final long attrTimeoutNanos;
+
+  /** Files this mount created and is writing, by path, for attribute write-behind (OpenFile). */
+  private final Map<String, OpenFile> writing = new ConcurrentHashMap<>();
+
+  /** Runs the attribute changes sent in the background. */
+  private final ExecutorService behind =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "braid-fuse-attributes");
+            t.setDaemon(true);
+            return t;
+          });
+
   private final int statSize = Struct.size(new FileStat(Runtime.getSystemRuntime()));
 
   /** One open(2) of a file: the caller's client, its read stream, the inode's shared state. */
@@ -105,16 +126,24 @@ public final class BraidFuse extends FuseStubFS {
    * A file system over the clients of {@code clients}.
    *
    * @param name the name in logs and in the mount table (fsname)
+   * @param attrTimeout how long the kernel reuses attributes (and this mount its own changes')
    */
-  BraidFuse(ClientPool clients, String name) {
+  BraidFuse(ClientPool clients, String name, Duration attrTimeout) {
     this.clients = clients;
     this.ids = clients.identities();
     this.name = name;
+    this.recent = new RecentAttributes(attrTimeout);
+    this.attrTimeoutNanos = attrTimeout.toNanos();
   }
 
   @Override
   protected String getFSName() {
     return name;
+  }
+
+  /** Stops the background attribute changes' threads (the mount is closing). */
+  void shutdown() {
+    behind.shutdown();
   }
 
   /** The fsname the mount shows in the mount table. */
@@ -134,12 +163,36 @@ public final class BraidFuse extends FuseStubFS {
     return clients.client((int) ctx.uid.get(), (int) ctx.gid.get());
   }
 
+  private int callerUid() {
+    return (int) getContext().uid.get();
+  }
+
+  /** Keeps what a change answered for the getattr libfuse sends next; returns 0. */
+  private int changed(String path, FileAttributes a) {
+    recent.put(path, callerUid(), a);
+    return 0;
+  }
+
   // ---- attributes -------------------------------------------------------------------------------
 
   @Override
   public int getattr(String path, FileStat stat) {
     try {
-      FileAttributes a = caller().lstat(path);
+      FileAttributes a = recent.take(path, callerUid());
+      if (a == null) {
+        OpenFile w = writing.get(path);
+        if (w != null) {
+          synchronized (w) {
+            a = w.known(attrTimeoutNanos); // the kernel asks again after every write
+          }
+          if (a == null) {
+            w.settle(); // changes sent in the background are seen
+          }
+        }
+        if (a == null) {
+          a = caller().lstat(path);
+        }
+      }
       fill(stat, a, sizeOf(a));
       return 0;
     } catch (IOException | RuntimeException e) {
@@ -195,8 +248,20 @@ public final class BraidFuse extends FuseStubFS {
   @Override
   public int chmod(String path, @mode_t long mode) {
     try {
-      caller().setPermission(path, (int) mode & 07777);
-      return 0;
+      BraidClient c = caller();
+      int m = (int) mode & 07777;
+      OpenFile w = writing.get(path);
+      if (w != null && (m & SETID) == 0) {
+        synchronized (w) {
+          FileAttributes k = w.known(attrTimeoutNanos);
+          if (k != null && (callerUid() == 0 || k.user().equals(c.user()))) {
+            FileAttributes after = changedAttributes(k, b -> b.setMode(m));
+            w.changeBehind(after, c, SetAttrRequest.newBuilder().setMode(m).build(), behind);
+            return changed(path, after);
+          }
+        }
+      }
+      return changed(path, c.setPermission(path, m));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("chmod", path, e);
     }
@@ -207,12 +272,35 @@ public final class BraidFuse extends FuseStubFS {
     try {
       String user = (int) uid == -1 ? null : ids.userName((int) uid);
       String group = (int) gid == -1 ? null : ids.groupName((int) gid);
+      BraidClient c = caller();
       if (user == null && group == null) {
-        caller().lstat(path);
-        return 0;
+        return changed(path, c.lstat(path));
       }
-      caller().setOwner(path, user, group);
-      return 0;
+      OpenFile w = writing.get(path);
+      if (w != null && callerUid() == 0) {
+        synchronized (w) {
+          FileAttributes k = w.known(attrTimeoutNanos);
+          if (k != null && (k.mode() & SETID) == 0) { // else the MDS may clear set-id bits
+            SetAttrRequest.Builder b = SetAttrRequest.newBuilder();
+            if (user != null) {
+              b.setUser(user);
+            }
+            if (group != null) {
+              b.setGroup(group);
+            }
+            SetAttrRequest req = b.build();
+            FileAttributes after =
+                changedAttributes(
+                    k,
+                    a ->
+                        a.setUser(req.hasUser() ? user : k.user())
+                            .setGroup(req.hasGroup() ? group : k.group()));
+            w.changeBehind(after, c, req, behind);
+            return changed(path, after);
+          }
+        }
+      }
+      return changed(path, c.setOwner(path, user, group));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("chown", path, e);
     }
@@ -225,19 +313,44 @@ public final class BraidFuse extends FuseStubFS {
       times(timespec[0], b, true);
       times(timespec[1], b, false);
       BraidClient c = caller();
-      OpenFile f = files.isEmpty() ? null : files.get(c.lstat(path).inodeId());
+      OpenFile f = writing.get(path);
+      if (f == null && writersOpen()) {
+        f = files.get(inodeOf(c, path)); // opened for writing elsewhere, or renamed since
+      }
       if (f != null) {
         synchronized (f) {
-          f.commit(); // a later commit would set mtime again: written bytes go first
-          c.setAttr(b.build());
+          f.commit(behind); // a later commit would set mtime again: written bytes go first
+          return changed(path, c.setAttr(b.build()));
         }
-        return 0;
       }
-      c.setAttr(b.build());
-      return 0;
+      return changed(path, c.setAttr(b.build()));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("utimens", path, e);
     }
+  }
+
+  /** {@code known} with a change applied and ctime now, as the MDS will make it. */
+  private static FileAttributes changedAttributes(
+      FileAttributes known, UnaryOperator<Attributes.Builder> change) {
+    long now = System.currentTimeMillis() * 1_000_000L;
+    return FileAttributes.of(change.apply(known.toProto().toBuilder()).setCtimeNs(now).build());
+  }
+
+  /** Whether any file has uncommitted writes through this mount. */
+  private boolean writersOpen() {
+    for (OpenFile f : files.values()) {
+      synchronized (f) {
+        if (f.currentWriter() != null) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private long inodeOf(BraidClient c, String path) throws IOException {
+    long id = recent.inodeOf(path);
+    return id != 0 ? id : c.lstat(path).inodeId();
   }
 
   private static void times(Timespec t, SetAttrRequest.Builder b, boolean atime) {
@@ -265,9 +378,7 @@ public final class BraidFuse extends FuseStubFS {
   public int truncate(String path, @off_t long size) {
     try {
       BraidClient c = caller();
-      FileAttributes a = c.lstat(path);
-      truncate(c, path, a.inodeId(), size);
-      return 0;
+      return changed(path, truncate(c, path, inodeOf(c, path), size));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("truncate", path, e);
     }
@@ -280,24 +391,24 @@ public final class BraidFuse extends FuseStubFS {
       return -FuseErrors.EBADF;
     }
     try {
-      truncate(h.client, path, h.file.inodeId, size);
-      return 0;
+      return changed(path, truncate(h.client, path, h.file.inodeId, size));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("ftruncate", path, e);
     }
   }
 
   /** Truncates: an open writer is committed first and reopened by the next write. */
-  private void truncate(BraidClient c, String path, long inodeId, long size) throws IOException {
+  private FileAttributes truncate(BraidClient c, String path, long inodeId, long size)
+      throws IOException {
     OpenFile f = files.get(inodeId);
     if (f == null) {
-      c.truncate(path, size);
-      return;
+      return c.truncate(path, size);
     }
     synchronized (f) {
-      f.commit();
-      c.truncate(path, size);
+      f.commit(behind);
+      FileAttributes a = c.truncate(path, size);
       f.epoch++;
+      return a;
     }
   }
 
@@ -334,8 +445,7 @@ public final class BraidFuse extends FuseStubFS {
   @Override
   public int mkdir(String path, @mode_t long mode) {
     try {
-      caller().mkdir(path, (int) mode & 07777);
-      return 0;
+      return changed(path, caller().mkdir(path, (int) mode & 07777));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("mkdir", path, e);
     }
@@ -344,6 +454,7 @@ public final class BraidFuse extends FuseStubFS {
   @Override
   public int rmdir(String path) {
     try {
+      recent.forget(path);
       caller().rmdir(path);
       return 0;
     } catch (IOException | RuntimeException e) {
@@ -399,6 +510,8 @@ public final class BraidFuse extends FuseStubFS {
   @Override
   public int unlink(String path) {
     try {
+      recent.forget(path);
+      writing.remove(path);
       caller().unlink(path);
       return 0;
     } catch (IOException | RuntimeException e) {
@@ -409,6 +522,8 @@ public final class BraidFuse extends FuseStubFS {
   @Override
   public int rename(String oldpath, String newpath) {
     try {
+      recent.forgetAll();
+      writing.clear(); // paths moved; those files' attribute changes go straight to the MDS
       caller().rename(oldpath, newpath);
       return 0;
     } catch (IOException | RuntimeException e) {
@@ -419,8 +534,9 @@ public final class BraidFuse extends FuseStubFS {
   @Override
   public int link(String oldpath, String newpath) {
     try {
-      caller().link(oldpath, newpath);
-      return 0;
+      FileAttributes a = caller().link(oldpath, newpath);
+      recent.forget(oldpath); // its nlink and ctime changed
+      return changed(newpath, a);
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("link", oldpath + " -> " + newpath, e);
     }
@@ -429,8 +545,7 @@ public final class BraidFuse extends FuseStubFS {
   @Override
   public int symlink(String oldpath, String newpath) {
     try {
-      caller().symlink(oldpath, newpath, false);
-      return 0;
+      return changed(newpath, caller().symlink(oldpath, newpath, false));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("symlink", newpath, e);
     }
@@ -492,7 +607,9 @@ public final class BraidFuse extends FuseStubFS {
       }
       Handle h = new Handle(c, f, (flags & O_ACCMODE) == O_RDWR, true, (flags & O_APPEND) != 0);
       fi.fh.set(register(h));
-      return 0;
+      writing.put(path, f);
+      FileAttributes created = out.createdAttributes();
+      return created != null ? changed(path, created) : 0;
     } catch (IOException | RuntimeException e) {
       if (f != null) {
         release(f);
@@ -519,7 +636,7 @@ public final class BraidFuse extends FuseStubFS {
         f = acquire(a.inodeId());
         synchronized (f) {
           if ((flags & O_TRUNC) != 0) {
-            f.commit();
+            f.commit(behind);
             c.truncate(path, 0);
             f.epoch++;
           }
@@ -581,9 +698,28 @@ public final class BraidFuse extends FuseStubFS {
     }
   }
 
+  /**
+   * Fills {@code dst} from {@code offset}. Inside the known length the read goes through the
+   * stream's position, so that sequential reads (the kernel's, 128 KiB each, possibly out of order)
+   * ride its read-ahead window instead of one round trip each; past it, a positional read asks
+   * whether a writer has added more.
+   */
   private static int readFully(BraidInputStream in, long offset, ByteBuffer dst)
       throws IOException {
     int total = 0;
+    synchronized (in) {
+      if (offset < in.length()) {
+        in.seek(offset);
+        while (dst.hasRemaining()) {
+          int n = in.read(dst);
+          if (n < 0) {
+            break;
+          }
+          total += n;
+        }
+        return total;
+      }
+    }
     while (dst.hasRemaining()) {
       int n = in.read(offset + total, dst);
       if (n < 0) {
@@ -625,7 +761,9 @@ public final class BraidFuse extends FuseStubFS {
         long at = h.append ? Math.max(offset, out.length()) : offset;
         out.write(at, src);
         h.file.wrote();
+        h.file.sendIfOlder(attrTimeoutNanos, behind);
       }
+      recent.forget(path); // a stat after a write asks again (the size comes from the writer)
       return (int) size;
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("write", path, e);
@@ -641,7 +779,8 @@ public final class BraidFuse extends FuseStubFS {
     try {
       synchronized (h.file) {
         if (h.file.writeHandles <= 1) {
-          h.file.commit(); // close(2) of the last writer: complete for every other client
+          recent.forget(path); // the commit moves mtime
+          h.file.commit(behind); // close(2) of the last writer: complete for every other client
         } else {
           h.file.publish();
         }
@@ -663,7 +802,11 @@ public final class BraidFuse extends FuseStubFS {
         BraidOutputStream out = h.file.currentWriter();
         if (out != null && !out.isClosed()) {
           out.hsync();
+          return 0;
         }
+      }
+      if (!h.client.options().data().syncOnClose()) {
+        h.client.sync(path); // closed without syncing (POSIX close): force it now
       }
       return 0;
     } catch (IOException | RuntimeException e) {
@@ -682,8 +825,9 @@ public final class BraidFuse extends FuseStubFS {
       if (h.writable) {
         h.file.writeHandles--;
         if (h.file.writeHandles == 0) {
+          writing.remove(path, h.file);
           try {
-            h.file.commit();
+            h.file.commit(behind);
           } catch (IOException | RuntimeException e) {
             result = FuseErrors.of("release", path, e);
           }
@@ -819,6 +963,7 @@ public final class BraidFuse extends FuseStubFS {
               : (flags & XATTR_REPLACE) != 0
                   ? XattrSetMode.XATTR_SET_MODE_REPLACE
                   : XattrSetMode.XATTR_SET_MODE_UNSPECIFIED;
+      recent.forget(path);
       caller().setXattr(path, xattr, b, mode);
       return 0;
     } catch (IOException | RuntimeException e) {
@@ -856,6 +1001,7 @@ public final class BraidFuse extends FuseStubFS {
       return -FuseErrors.ENODATA;
     }
     try {
+      recent.forget(path);
       caller().removeXattr(path, xattr);
       return 0;
     } catch (IOException | RuntimeException e) {
@@ -878,7 +1024,7 @@ public final class BraidFuse extends FuseStubFS {
     for (OpenFile f : List.copyOf(files.values())) {
       synchronized (f) {
         try {
-          f.commit();
+          f.commit(behind);
         } catch (IOException | RuntimeException e) {
           LOG.warn("{}: inode {}: cannot commit at unmount: {}", name, f.inodeId, e.toString());
         }

@@ -89,7 +89,7 @@ public final class BraidMount implements AutoCloseable {
     }
     BraidFuse fs;
     try {
-      fs = new BraidFuse(pool, name);
+      fs = new BraidFuse(pool, name, options.attrTimeout());
     } catch (LinkageError | RuntimeException e) {
       pool.close();
       throw new MountException(
@@ -174,6 +174,7 @@ public final class BraidMount implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
+      fs.shutdown();
       clients.close();
     }
     LOG.info("fuse: unmounted {}", dir);

@@ -30,7 +30,11 @@ final class ClientPool implements AutoCloseable {
   private volatile boolean closed;
 
   ClientPool(BraidConfig config, Identities ids, String name) {
-    this.config = config.toBuilder().set(ClientConfigKeys.UMASK, "000").build();
+    BraidConfig.Builder b = config.toBuilder().set(ClientConfigKeys.UMASK, "000");
+    if (!config.isSet(ClientConfigKeys.SYNC_ON_CLOSE)) {
+      b.set(ClientConfigKeys.SYNC_ON_CLOSE, false); // close(2) does not sync; fsync(2) does
+    }
+    this.config = b.build();
     this.ids = ids;
     this.name = name;
   }

@@ -2,7 +2,14 @@ package io.braidfs.fuse;
 
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidOutputStream;
+import io.braidfs.client.FileAttributes;
+import io.braidfs.proto.SetAttrRequest;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,6 +20,12 @@ import org.jspecify.annotations.Nullable;
  * <p>The writer is opened on demand and committed (closed) when the last writing handle is flushed
  * on close(2) or released, and before a truncate: close-to-open, a file closed here is complete for
  * every other client.
+ *
+ * <p>Attribute write-behind: while this mount writes a file it created, chmod and chown on it (tar
+ * sets both on every file it unpacks) answer at once with the attributes they will give and are
+ * merged into one SetAttr, sent in the background when the file is committed (its journal sync
+ * overlaps the data servers' work of the commit), or once older than the attribute timeout while
+ * writes go on. close(2) still returns only when they are durable, and reports their failure.
  *
  * <p>Thread-safety: guarded by its own monitor; callers synchronize on the instance.
  */
@@ -31,6 +44,21 @@ final class OpenFile {
   private @Nullable BraidOutputStream out;
   private boolean dirty;
 
+  /** The file's attributes as this mount made them, while it writes a file it created. */
+  private @Nullable FileAttributes known;
+
+  /** When {@link #known} was last set ({@link System#nanoTime()}). */
+  private long knownAt;
+
+  /** Attribute changes not sent yet, merged, with the client of their caller; or null. */
+  private SetAttrRequest.@Nullable Builder unsent;
+
+  private @Nullable BraidClient unsentBy;
+  private long unsentSince;
+
+  /** The attribute change sent last; never null. */
+  private CompletableFuture<?> sent = CompletableFuture.completedFuture(null);
+
   OpenFile(long inodeId) {
     this.inodeId = inodeId;
   }
@@ -48,6 +76,8 @@ final class OpenFile {
   /** Adopts the writer of a file just created. */
   void adopt(BraidOutputStream created) {
     out = created;
+    known = created.createdAttributes();
+    knownAt = System.nanoTime();
   }
 
   @Nullable BraidOutputStream currentWriter() {
@@ -56,6 +86,78 @@ final class OpenFile {
 
   void wrote() {
     dirty = true;
+  }
+
+  /**
+   * The attributes this mount gave the file within the last {@code maxAgeNanos}, if it is writing a
+   * file it created (only a chmod or chown by another client could have changed them since, and the
+   * kernel's attribute timeout allows that much staleness), else null. The size is the writer's.
+   */
+  @Nullable FileAttributes known(long maxAgeNanos) {
+    BraidOutputStream o = out;
+    return o != null && !o.isClosed() && System.nanoTime() - knownAt < maxAgeNanos ? known : null;
+  }
+
+  /**
+   * Takes {@code change}, made by {@code client}, as done: {@code after} are the file's attributes
+   * now. It reaches the MDS merged with the changes before it (a change by another caller sends
+   * those first).
+   */
+  void changeBehind(
+      FileAttributes after, BraidClient client, SetAttrRequest change, Executor executor) {
+    if (unsent != null && unsentBy != client) {
+      send(executor);
+    }
+    if (unsent == null) {
+      unsent = SetAttrRequest.newBuilder().setInodeId(inodeId);
+      unsentBy = client;
+      unsentSince = System.nanoTime();
+    }
+    unsent.mergeFrom(change);
+    known = after;
+    knownAt = System.nanoTime();
+  }
+
+  /** Sends the unsent changes in the background if they are older than {@code maxAgeNanos}. */
+  void sendIfOlder(long maxAgeNanos, Executor executor) {
+    if (unsent != null && System.nanoTime() - unsentSince >= maxAgeNanos) {
+      send(executor);
+    }
+  }
+
+  private void sendUnsent(Executor executor) {
+    if (unsent != null) {
+      send(executor);
+    }
+  }
+
+  /** Sends the unsent changes in the background, after those sent before. */
+  private void send(Executor executor) {
+    SetAttrRequest req = unsent.build();
+    BraidClient c = unsentBy;
+    unsent = null;
+    unsentBy = null;
+    sent =
+        sent.thenRunAsync(
+            () -> {
+              try {
+                c.setAttr(req);
+              } catch (IOException e) {
+                throw new CompletionException(e);
+              }
+            },
+            executor);
+  }
+
+  /** Waits for the changes sent in the background, leaving a failure for the commit to report. */
+  void settle() {
+    try {
+      sent.handle((r, e) -> null).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e); // handle() completes normally
+    }
   }
 
   /** Makes written bytes visible to readers (hflush) if there are any. */
@@ -67,20 +169,53 @@ final class OpenFile {
     }
   }
 
-  /** Commits the writer, if any: the file is complete and the lease is released. */
-  void commit() throws IOException {
+  /**
+   * Commits the writer, if any: the file is complete and the lease is released. Attribute changes
+   * not sent yet go at the same time, and the commit returns once they are applied too.
+   *
+   * @throws IOException the commit's failure, or an attribute change's
+   */
+  void commit(Executor executor) throws IOException {
+    sendUnsent(executor); // its journal sync overlaps the data servers' finalize
     BraidOutputStream o = out;
     out = null;
     dirty = false;
-    if (o != null) {
-      o.close();
+    known = null;
+    IOException failed = null;
+    try {
+      if (o != null) {
+        o.close();
+      }
+    } catch (IOException e) {
+      failed = e;
+    }
+    CompletableFuture<?> s = sent;
+    sent = CompletableFuture.completedFuture(null);
+    try {
+      s.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      failed = new InterruptedIOException("interrupted while waiting for attribute changes");
+    } catch (ExecutionException e) {
+      IOException c = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+      if (failed == null) {
+        failed = c;
+      } else {
+        failed.addSuppressed(c);
+      }
+    }
+    if (failed != null) {
+      throw failed;
     }
   }
 
-  /** Drops the writer without committing (the client is closing). */
+  /** Drops the writer and unsent attribute changes without committing (the client is closing). */
   void abandon() {
     BraidOutputStream o = out;
     out = null;
+    known = null;
+    unsent = null;
+    unsentBy = null;
     if (o != null) {
       o.abort();
     }

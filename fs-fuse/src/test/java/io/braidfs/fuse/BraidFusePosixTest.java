@@ -22,7 +22,9 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -289,6 +291,73 @@ class BraidFusePosixTest {
     assertThat(sh(dir, "stat -c '%u %U' mine").trim()).isEqualTo("65534 nobody");
     sh(dir, "chown 65534:65534 secret");
     assertThat(sh(dir, "stat -c '%u %g' secret").trim()).isEqualTo("65534 65534");
+  }
+
+  @Test
+  void attributesChangedWhileWritingAreSeenAtOnceAndByOthersAfterClose() throws IOException {
+    Path f = dir.resolve("written");
+    byte[] a = random(100_000, 9);
+    byte[] b = random(50_000, 10);
+    boolean root = FuseTesting.isRoot();
+    try (FileChannel ch =
+        FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.wrap(a));
+      Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rwxr-x---"));
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f)))
+          .isEqualTo("rwxr-x---");
+      if (root) {
+        Files.setAttribute(f, "unix:uid", 65534);
+        Files.setAttribute(f, "unix:gid", 65534);
+        assertThat(Files.getAttribute(f, "unix:uid")).isEqualTo(65534);
+      }
+      ch.write(ByteBuffer.wrap(b));
+      Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r-----"));
+      assertThat(Files.size(f)).isEqualTo(a.length + b.length);
+    }
+    // Another client sees the last changes once close(2) has returned.
+    try (io.braidfs.client.BraidClient other = cluster.newBraidClient("root")) {
+      io.braidfs.client.FileAttributes seen = other.lstat("/" + mnt.relativize(f));
+      assertThat(seen.mode()).isEqualTo(0640);
+      assertThat(seen.size()).isEqualTo(a.length + b.length);
+      if (root) {
+        assertThat(seen.user()).isEqualTo("nobody");
+        assertThat(seen.group()).isEqualTo("nogroup");
+      }
+    }
+    byte[] all = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, all, a.length, b.length);
+    assertThat(Files.readAllBytes(f)).isEqualTo(all);
+  }
+
+  @Test
+  void fsyncOfAClosedFileForcesItsReplicas() throws IOException {
+    Path f = dir.resolve("synced");
+    Files.write(f, random(100_000, 11)); // close(2) does not sync on the mount
+    String path = "/" + mnt.relativize(f);
+    try (io.braidfs.client.BraidClient c = cluster.newBraidClient("root")) {
+      assertThat(replicas(c, path)).isNotEmpty().anyMatch(r -> r.syncedLength() < r.length());
+      try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
+        ch.force(true); // fsync(2) of a read-only descriptor
+      }
+      assertThat(replicas(c, path)).allMatch(r -> r.syncedLength() == r.length());
+    }
+  }
+
+  private List<io.braidfs.dataserver.store.Replica> replicas(
+      io.braidfs.client.BraidClient c, String path) throws IOException {
+    List<io.braidfs.dataserver.store.Replica> out = new ArrayList<>();
+    for (io.braidfs.proto.ChunkSetLocation set : c.locations(path, 0, 0).getChunkSetsList()) {
+      for (io.braidfs.proto.ChunkLocation chunk : set.getChunksList()) {
+        for (io.braidfs.dataserver.DataServer ds : cluster.runningDataServers()) {
+          io.braidfs.dataserver.store.Replica r =
+              ds.store().get(io.braidfs.dataserver.store.ChunkKey.of(chunk.getId()));
+          if (r != null) {
+            out.add(r);
+          }
+        }
+      }
+    }
+    return out;
   }
 
   @Test

@@ -13,13 +13,20 @@ import java.time.Duration;
  * @param callTimeout how long one data request may take before the replica counts as failed
  * @param maxReplacements per chunk and stream, how many failed replicas a writer replaces before it
  *     gives up and reports the failure
+ * @param syncOnClose whether completing a file forces its chunks to disk on every replica (Hadoop's
+ *     close); false leaves that to the data servers' page cache (POSIX close), and a later {@code
+ *     fsync} forces them
  */
 public record DataPathOptions(
-    int maxTransfer, int maxInFlight, Duration callTimeout, int maxReplacements) {
+    int maxTransfer,
+    int maxInFlight,
+    Duration callTimeout,
+    int maxReplacements,
+    boolean syncOnClose) {
 
-  /** 8 MiB transfers, 32 in flight, 60 s per request, 3 replacements. */
+  /** 8 MiB transfers, 32 in flight, 60 s per request, 3 replacements, durable close. */
   public static DataPathOptions defaults() {
-    return new DataPathOptions(8 << 20, 32, Duration.ofSeconds(60), 3);
+    return new DataPathOptions(8 << 20, 32, Duration.ofSeconds(60), 3, true);
   }
 
   /**

@@ -408,6 +408,7 @@ public final class StripedWriter implements AutoCloseable {
                         .setLength(c.length)
                         .addAllDownstream(loc.getReplicasList().subList(1, loc.getReplicasCount()))
                         .setToken(token)
+                        .setSkipSync(!options.syncOnClose())
                         .build(),
                     null,
                     options.callTimeout())

@@ -212,6 +212,13 @@ public final class Replica {
     boolean syncEntry;
     synchronized (this) {
       checkUsable("sync");
+      if (state == ReplicaState.REPLICA_STATE_FINALIZED) {
+        // Finalized without forcing (a POSIX close): nothing writes to it any more, so force it
+        // under the lock and let its channels go again.
+        forceAll();
+        files.close();
+        return syncedLength;
+      }
       if (headerDirty) {
         writeHeader();
       }
@@ -253,7 +260,17 @@ public final class Replica {
    * @throws IOException OUT_OF_RANGE if {@code length} exceeds the replica's length;
    *     INVALID_ARGUMENT if {@code length} is negative or the replica is corrupt
    */
-  public synchronized void finalizeAt(long version, long length) throws IOException {
+  public void finalizeAt(long version, long length) throws IOException {
+    finalizeAt(version, length, true);
+  }
+
+  /**
+   * Closes the replica at {@code length} and {@code version} as {@link #finalizeAt(long, long)}
+   * does, forcing it to disk only if {@code force} (else a later {@link #sync()} does).
+   *
+   * @throws IOException as {@link #finalizeAt(long, long)}
+   */
+  public synchronized void finalizeAt(long version, long length, boolean force) throws IOException {
     checkUsable("finalize");
     if (state == ReplicaState.REPLICA_STATE_CORRUPT) {
       throw error(Status.INVALID_ARGUMENT, "finalize", "the replica is corrupt");
@@ -263,7 +280,9 @@ public final class Replica {
     this.version = version;
     state = ReplicaState.REPLICA_STATE_FINALIZED;
     writeHeader();
-    forceAll();
+    if (force) {
+      forceAll();
+    }
     files.close();
   }
 

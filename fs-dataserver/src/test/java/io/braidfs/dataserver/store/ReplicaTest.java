@@ -197,6 +197,21 @@ class ReplicaTest {
   }
 
   @Test
+  void finalizeWithoutForceLeavesTheSyncToALaterSync() throws IOException {
+    byte[] bytes = randomBytes(random, 150_000);
+    write(replica, 0, bytes);
+    replica.finalizeAt(5, 120_000, false);
+    assertThat(replica.state()).isEqualTo(ReplicaState.REPLICA_STATE_FINALIZED);
+    assertThat(replica.length()).isEqualTo(120_000);
+    assertThat(replica.syncedLength()).isZero(); // nothing forced yet
+    assertThat(replica.sync()).isEqualTo(120_000); // a reader's fsync of the closed file
+    assertThat(replica.syncedLength()).isEqualTo(120_000);
+    assertThat(replica.state()).isEqualTo(ReplicaState.REPLICA_STATE_FINALIZED);
+    assertThat(readAll(replica)).isEqualTo(Arrays.copyOf(bytes, 120_000));
+    assertConsistent(replica, dir);
+  }
+
+  @Test
   void truncateChangesTheVersionAndCutsButNotTheState() throws IOException {
     byte[] bytes = randomBytes(random, 3 * BLOCK + 5);
     write(replica, 0, bytes);

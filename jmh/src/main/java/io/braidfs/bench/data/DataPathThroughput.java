@@ -160,7 +160,7 @@ public final class DataPathThroughput {
             client,
             cluster.chunkService(client),
             new ReplicaHealth(),
-            new DataPathOptions(readTransfer, readInFlight, Duration.ofSeconds(60), 0),
+            new DataPathOptions(readTransfer, readInFlight, Duration.ofSeconds(60), 0, true),
             target.inodeId(),
             target.path(),
             target.layout());

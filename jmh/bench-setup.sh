@@ -1,0 +1,36 @@
+#!/bin/sh
+# Installs what the benchmark drivers compare Braid against and fetches their inputs (run as root
+# on Debian 12; docs/benchmarks.md):
+#   - bindfs, the FUSE passthrough reference;
+#   - Debian's redis source (redis_*.orig.tar.gz) into target/bench-src, the source tree that
+#     io.braidfs.bench.fuse.FuseBench unpacks and builds (needs make and gcc).
+# Safe to run again: installed packages and a fetched tarball are left as they are.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd -P)
+
+missing=""
+for p in bindfs make gcc; do
+  command -v "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  apt-get update -q
+  # shellcheck disable=SC2086
+  apt-get install -y -q $missing
+fi
+
+mkdir -p "$root/target/bench-src"
+cd "$root/target/bench-src"
+if ! ls redis_*.orig.tar.gz >/dev/null 2>&1; then
+  # Debian's source archive, with a sources list of its own so the system's lists are untouched.
+  lists=$(mktemp -d)
+  trap 'rm -rf "$lists"' EXIT
+  echo 'deb-src http://deb.debian.org/debian bookworm main' >"$lists/sources.list"
+  apt_opts="-o Dir::Etc::sourcelist=$lists/sources.list -o Dir::Etc::sourceparts=- \
+    -o Dir::State::Lists=$lists -o APT::Get::List-Cleanup=0"
+  mkdir -p "$lists/partial"
+  # shellcheck disable=SC2086
+  apt-get $apt_opts update -q
+  # shellcheck disable=SC2086
+  apt-get $apt_opts source --download-only -q redis
+fi
+ls -l "$root"/target/bench-src/redis_*.orig.tar.gz
