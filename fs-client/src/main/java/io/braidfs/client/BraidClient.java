@@ -106,6 +106,9 @@ public final class BraidClient implements AutoCloseable {
   private static final AtomicInteger IDS = new AtomicInteger();
   private static final int LIST_PAGE = 1000;
 
+  /** Chunk sets an open asks to be located in its answer. */
+  private static final int OPEN_CHUNK_SETS = 4;
+
   private final String name;
   private final ClientOptions options;
   private final RpcClient rpc;
@@ -778,12 +781,17 @@ public final class BraidClient implements AutoCloseable {
   public BraidInputStream open(String path) throws IOException {
     checkOpen();
     String p = canonical(path);
-    OpenResponse r = mds.call(RpcMethod.OPEN, OpenRequest.newBuilder().setPath(p).build());
+    OpenResponse r =
+        mds.call(
+            RpcMethod.OPEN,
+            OpenRequest.newBuilder().setPath(p).setMaxChunkSets(OPEN_CHUNK_SETS).build());
     Attributes a = r.getAttributes();
     attrs.put(p, new FileAttributes(a));
     Layout layout = FileAttributes.toLayout(a.getLayout());
     StripedReader reader =
         new StripedReader(rpc, mds, health, options.data(), a.getInodeId(), p, layout);
+    // The open's answer locates the first chunk sets: reading them costs no other MDS call.
+    reader.prime(r.getChunkSetsList(), r.getToken(), a.getSize());
     BraidInputStream in =
         new BraidInputStream(
             this,

@@ -72,6 +72,23 @@ public final class StripedReader {
     return l.length >= 0 ? l.length : locate(0, 1, Located.NONE).length;
   }
 
+  /**
+   * Takes the locations an open answered with, so that reads of them need no further MDS call.
+   * {@code sets} are the file's first chunk sets, consecutive from set 0 (an open stops at the
+   * first set missing, which may be a hole before more data): they cover exactly their own range.
+   */
+  public void prime(List<ChunkSetLocation> sets, ByteString token, long length) {
+    Map<Long, ChunkSetLocation> bySet = new HashMap<>();
+    for (ChunkSetLocation c : sets) {
+      if (c.getSetIndex() != bySet.size()) {
+        return; // not the consecutive answer expected: leave locating to the reads
+      }
+      bySet.put(c.getSetIndex(), c);
+    }
+    located =
+        new Located(Map.copyOf(bySet), token, length, 0, layout.fileOffset(bySet.size(), 0, 0));
+  }
+
   /** Forgets the cached locations and length (close-to-open: the next read asks the MDS). */
   public void invalidate() {
     located = Located.NONE;
