@@ -31,7 +31,6 @@ final class LocalMount {
       LocalCluster cluster,
       Path mount,
       StopSignal stop) {
-    PrintWriter out = cmd.getOut();
     PrintWriter err = cmd.getErr();
     try {
       BraidMount.check(mount, MountOptions.defaults()); // before anything starts
@@ -49,12 +48,18 @@ final class LocalMount {
         err.flush();
         return Braid.EXIT_FAILURE;
       }
-      out.println(LocalCommand.readyText(cluster));
-      out.flush();
       String mds = cluster.mdsAddress().toString();
       BraidConfig client = BraidConfig.fromMap(Map.of(ClientConfigKeys.MDS.name(), mds));
+      // The ready line comes once the mount serves: scripts waiting for it may use the mount.
       return MountCommand.serve(
-          cmd, what, mount, client, MountOptions.defaults(), "mds " + mds, stop);
+          cmd,
+          what,
+          mount,
+          client,
+          MountOptions.defaults(),
+          "mds " + mds,
+          LocalCommand.readyText(cluster),
+          stop);
     }
   }
 }

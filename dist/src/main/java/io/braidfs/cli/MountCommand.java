@@ -134,6 +134,22 @@ final class MountCommand implements Callable<Integer> {
       MountOptions options,
       String where,
       StopSignal stop) {
+    return serve(cmd, what, dir, cfg, options, where, "", stop);
+  }
+
+  /**
+   * {@link #serve(CommandLine, String, Path, BraidConfig, MountOptions, String, StopSignal)}, and
+   * {@code ready} (when not empty) printed once the mount serves.
+   */
+  static int serve(
+      CommandLine cmd,
+      String what,
+      Path dir,
+      BraidConfig cfg,
+      MountOptions options,
+      String where,
+      String ready,
+      StopSignal stop) {
     PrintWriter out = cmd.getOut();
     PrintWriter err = cmd.getErr();
     BraidMount mount;
@@ -147,6 +163,9 @@ final class MountCommand implements Callable<Integer> {
     }
     try (mount) {
       out.println(what + ": " + mount.directory() + " mounted (" + where + ")");
+      if (!ready.isEmpty()) {
+        out.println(ready);
+      }
       out.flush();
       while (!stop.isRequested()) {
         if (mount.awaitUnmount(200)) {
