@@ -117,7 +117,7 @@ public final class FileWrites {
     ns.link(m, s.dir(), s.name(), file);
     CreateResponse.Builder out = CreateResponse.newBuilder().setAttributes(Attrs.of(file));
     try {
-      out.setFirstChunkSet(ns.allocateSet(m, id, layout, 0, client.host()));
+      out.setFirstChunkSet(ns.allocateSet(m, id, layout, 0, client.host(), true));
     } catch (IOException e) {
       // The file is still created (an empty file needs no data servers); the writer's
       // AllocateChunkSet reports why no chunks could be placed.
@@ -430,7 +430,7 @@ public final class FileWrites {
     }
     ChunkSetLocation loc = ns.chunkSetOrNull(m, file.id(), layout, req.getSetIndex());
     if (loc == null || loc.getChunksCount() < layout.getStripeWidth()) {
-      loc = ns.allocateSet(m, file.id(), layout, req.getSetIndex(), client.host());
+      loc = ns.allocateSet(m, file.id(), layout, req.getSetIndex(), client.host(), false);
     }
     ns.leases.renew(client.id());
     return AllocateChunkSetResponse.newBuilder()

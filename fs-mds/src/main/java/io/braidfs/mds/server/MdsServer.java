@@ -28,7 +28,7 @@ import io.braidfs.mds.store.RocksMetadataStore;
 import io.braidfs.mds.store.StoreOptions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.security.SecureRandom;
+import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -117,7 +117,9 @@ public final class MdsServer implements Service {
     journal = j;
     j.start();
     DataServerRegistry registry = new DataServerRegistry(config, clock);
-    ChunkPlacement placement = new ChunkPlacement(registry, config, new SecureRandom());
+    // Placement needs spread, not secrecy: java.util.Random (one CAS per draw on the namespace
+    // thread) instead of SecureRandom (a lock and /dev/urandom mixing per create).
+    ChunkPlacement placement = new ChunkPlacement(registry, config, new Random());
     LeaseManager leases = LeaseManager.from(config, clock);
     Namespace ns = new Namespace(id, s, config, clock, leases, registry, placement);
     namespace = ns;
