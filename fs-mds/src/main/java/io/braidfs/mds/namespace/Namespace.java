@@ -500,18 +500,27 @@ public final class Namespace {
 
   /** A signed token for {@code client} on {@code file}'s chunks. */
   byte[] token(Client client, Inode file, int modes) {
+    return token(
+        client, file.id(), file.record().getGeneration(), modes, clock.currentTimeMillis());
+  }
+
+  /**
+   * A signed token for {@code client} on the chunks of file {@code fileId} at {@code generation},
+   * valid from {@code fromMs} (ms since the epoch) for the token lifetime. The same arguments give
+   * the same bytes.
+   */
+  byte[] token(Client client, long fileId, long generation, int modes, long fromMs) {
     TokenKeys keys = tokenKeys();
-    long now = clock.currentTimeMillis();
     CapabilityToken token =
         CapabilityToken.builder()
             .keyId(keys.currentKeyId())
             .mdsEpoch(1)
             .clientId(io.braidfs.common.token.ClientId.of(client.id().toBytes()))
-            .fileId(file.id())
-            .fileGeneration(file.record().getGeneration())
+            .fileId(fileId)
+            .fileGeneration(generation)
             .chunks(0, ALL_CHUNKS)
             .modes(modes)
-            .validity(now, now + tokenLifetimeMs)
+            .validity(fromMs, fromMs + tokenLifetimeMs)
             .build();
     return keys.currentSigner().sign(token);
   }
