@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +55,13 @@ public final class RpcClient implements Service {
   private final RpcOptions options;
   private final LifeCycle lifeCycle;
   private final AtomicLong callIds = new AtomicLong();
+
+  /** Callers blocked in {@link #await} now, spinning or parked. */
+  private final AtomicInteger waiting = new AtomicInteger();
+
+  /** The most callers that spin at once: half the cores, at least one; see {@link #await}. */
+  private final int maxSpinning = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+
   private final ConcurrentHashMap<InetSocketAddress, RpcConnection> connections =
       new ConcurrentHashMap<>();
   private EventLoopGroup group;
@@ -203,6 +211,12 @@ public final class RpcClient implements Service {
    * braid.rpc.client.spin-wait}: an answer that arrives meanwhile is seen at once, where waking a
    * parked thread costs tens of microseconds on virtual machines (more than a loopback round trip).
    *
+   * <p>It spins only while at most half the cores' worth of callers (at least one) are waiting in
+   * this client, and stops spinning as soon as more are: each spinner holds a core, and with more
+   * waiters than that the spinners would take the CPU the event loops (and, on one machine, the
+   * server) need to produce the answers. One caller on two cores spins; sixteen park at once
+   * (docs/benchmarks.md, "Metadata server").
+   *
    * @throws IOException the call's failure
    * @throws InterruptedIOException if this thread is interrupted while waiting (the call goes on)
    */
@@ -212,12 +226,28 @@ public final class RpcClient implements Service {
       // The answer would arrive on an event loop; waiting on one could wait for itself.
       throw new IllegalStateException(name + ": a blocking RPC wait on an event-loop thread");
     }
-    if (!future.isDone()) {
-      long end = System.nanoTime() + options.spinWait().toNanos();
-      while (!future.isDone() && System.nanoTime() - end < 0) {
-        Thread.onSpinWait();
-      }
+    if (future.isDone()) {
+      return answer(future);
     }
+    // Counted until the answer is in, parked or not: a parked caller is woken by the same event
+    // loop the spinners compete with.
+    int waiters = waiting.incrementAndGet();
+    try {
+      long spin = options.spinWait().toNanos();
+      if (spin > 0 && waiters <= maxSpinning) {
+        long end = System.nanoTime() + spin;
+        while (!future.isDone() && System.nanoTime() - end < 0 && waiting.get() <= maxSpinning) {
+          Thread.onSpinWait();
+        }
+      }
+      return answer(future);
+    } finally {
+      waiting.decrementAndGet();
+    }
+  }
+
+  private static <R extends Message> RpcResponse<R> answer(CompletableFuture<RpcResponse<R>> future)
+      throws IOException {
     try {
       // No bound needed: the connection fails every call at its deadline (sweep or timer).
       return future.get();

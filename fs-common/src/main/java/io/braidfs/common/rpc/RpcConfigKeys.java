@@ -61,7 +61,9 @@ public final class RpcConfigKeys implements ConfigKeySet {
           Duration.ZERO,
           Duration.ofMillis(10),
           "How long a caller blocked on an answer spins before it parks; waking a parked thread"
-              + " costs ~25 us on a virtual machine (docs/benchmarks.md), 0 disables spinning.");
+              + " costs ~25 us on a virtual machine (docs/benchmarks.md), 0 disables spinning."
+              + " Only while at most half as many callers as cores (at least one) wait in one"
+              + " client do they spin; more park at once.");
 
   public static final ConfigKey<Integer> CLIENT_MAX_OUTSTANDING =
       ConfigKey.integer(

@@ -235,29 +235,87 @@ public final class ChunkPlacement {
    * replication} if the servers ran out of room.
    */
   private int[] chooseChunk(Draft d, int replication, long chunkSize) {
+    int n = d.servers.size();
+    String[] hostKeys = new String[n];
+    for (int k = 0; k < n; k++) {
+      hostKeys[k] = d.servers.get(k).hostKey();
+    }
     int[] picked = new int[replication];
     Set<String> hosts = new HashSet<>();
+    // Candidates in index order, narrowed in place by each rule (preferIfAny on a list, without
+    // boxing: this runs for every create).
+    int[] pool = new int[n];
     for (int j = 0; j < replication; j++) {
-      int count = j;
-      List<Integer> pool =
-          indices(d.servers.size(), k -> d.room[k] >= chunkSize && !contains(picked, count, k));
-      if (pool.isEmpty()) {
+      int size = 0;
+      for (int k = 0; k < n; k++) {
+        if (d.room[k] >= chunkSize && !contains(picked, j, k)) {
+          pool[size++] = k;
+        }
+      }
+      if (size == 0) {
         return Arrays.copyOf(picked, j);
       }
-      pool = preferIfAny(pool, k -> !hosts.contains(d.servers.get(k).hostKey()));
+      size = preferIfAny(pool, size, k -> !hosts.contains(hostKeys[k]));
       if (j == 0) {
-        pool = preferIfAny(pool, k -> !d.primary[k]);
+        size = preferIfAny(pool, size, k -> !d.primary[k]);
       }
-      int fewest = pool.stream().mapToInt(k -> d.uses[k]).min().orElseThrow();
-      pool = preferIfAny(pool, k -> d.uses[k] == fewest);
-      int k = weightedPick(pool, d.servers, d.room);
+      int fewest = Integer.MAX_VALUE;
+      for (int p = 0; p < size; p++) {
+        fewest = Math.min(fewest, d.uses[pool[p]]);
+      }
+      int least = fewest;
+      size = preferIfAny(pool, size, k -> d.uses[k] == least);
+      int k = weightedPick(pool, size, d.servers, d.room);
       picked[j] = k;
-      hosts.add(d.servers.get(k).hostKey());
+      hosts.add(hostKeys[k]);
       d.uses[k]++;
       d.room[k] -= chunkSize;
       d.primary[k] |= j == 0;
     }
     return picked;
+  }
+
+  /**
+   * Keeps the first {@code size} members of {@code pool} that pass {@code test}, in order, if any
+   * does; otherwise leaves them all. Returns the new size.
+   */
+  private static int preferIfAny(int[] pool, int size, IntPredicate test) {
+    int kept = 0;
+    for (int p = 0; p < size; p++) {
+      if (test.test(pool[p])) {
+        kept++;
+      }
+    }
+    if (kept == 0 || kept == size) {
+      return size;
+    }
+    int out = 0;
+    for (int p = 0; p < size; p++) {
+      if (test.test(pool[p])) {
+        pool[out++] = pool[p];
+      }
+    }
+    return out;
+  }
+
+  /** {@link #weightedPick(List, List, long[])} over the first {@code size} members of a pool. */
+  private int weightedPick(int[] pool, int size, List<DataServer> servers, long[] room) {
+    double[] weights = new double[size];
+    double total = 0;
+    for (int p = 0; p < size; p++) {
+      int k = pool[p];
+      double load = 1.0 + (double) servers.get(k).usage().activeTransfers() / busyTransfers;
+      weights[p] = room[k] / load;
+      total += weights[p];
+    }
+    double x = random.nextDouble() * total;
+    for (int p = 0; p < size; p++) {
+      x -= weights[p];
+      if (x < 0) {
+        return pool[p];
+      }
+    }
+    return pool[size - 1]; // rounding left a sliver past the last weight
   }
 
   private long[] roomOf(List<DataServer> servers) {

@@ -117,16 +117,35 @@ public final class FileWrites {
     ns.link(m, s.dir(), s.name(), file);
     CreateResponse.Builder out = CreateResponse.newBuilder().setAttributes(Attrs.of(file));
     try {
-      out.setFirstChunkSet(ns.allocateSet(m, id, layout, 0, client.host()));
+      out.setFirstChunkSet(ns.allocateSet(m, id, layout, 0, client.host(), true));
     } catch (IOException e) {
       // The file is still created (an empty file needs no data servers); the writer's
       // AllocateChunkSet reports why no chunks could be placed.
       LOG.debug("{}: create {}: no chunk set placed: {}", ns.id, path, e.getMessage());
     }
-    out.setToken(
-        ByteString.copyFrom(ns.token(client, file, CapabilityToken.READ | CapabilityToken.WRITE)));
+    // The token is added by withToken when the answer leaves, off the mutation thread.
     m.afterApply(() -> acquire(file.id(), client));
     return out.setLease(lease(file.id())).build();
+  }
+
+  /**
+   * {@code created} with its capability token (READ and WRITE on the new file), valid from the
+   * create's time: {@link #create} leaves the token out so that the HMAC is not computed on the
+   * mutation thread, nor kept in the journal and the retry cache. The same answer gives the same
+   * token, so a retry answered from the retry cache gets the first answer's bytes. Thread-safe.
+   */
+  public CreateResponse withToken(Client client, CreateResponse created) {
+    var attrs = created.getAttributes();
+    return created.toBuilder()
+        .setToken(
+            ByteString.copyFrom(
+                ns.token(
+                    client,
+                    attrs.getInodeId(),
+                    attrs.getGeneration(),
+                    CapabilityToken.READ | CapabilityToken.WRITE,
+                    attrs.getCtimeNs() / 1_000_000L)))
+        .build();
   }
 
   /** Open for writing (and O_TRUNC): takes the lease and marks the file open for write. */
@@ -430,7 +449,7 @@ public final class FileWrites {
     }
     ChunkSetLocation loc = ns.chunkSetOrNull(m, file.id(), layout, req.getSetIndex());
     if (loc == null || loc.getChunksCount() < layout.getStripeWidth()) {
-      loc = ns.allocateSet(m, file.id(), layout, req.getSetIndex(), client.host());
+      loc = ns.allocateSet(m, file.id(), layout, req.getSetIndex(), client.host(), false);
     }
     ns.leases.renew(client.id());
     return AllocateChunkSetResponse.newBuilder()

@@ -403,28 +403,59 @@ public final class Namespace {
    * Places chunk set {@code set} of {@code inode} and records those of its chunks not yet recorded
    * with new versions.
    *
+   * @param fresh whether {@code inode} was made by {@code m} (so it has no chunks yet, and none are
+   *     looked up)
    * @throws IOException UNAVAILABLE or NO_SPACE when the live data servers cannot hold it
    */
   ChunkSetLocation allocateSet(
-      Mutation m, long inode, LayoutRecord layoutRecord, long set, @Nullable String clientHost)
+      Mutation m,
+      long inode,
+      LayoutRecord layoutRecord,
+      long set,
+      @Nullable String clientHost,
+      boolean fresh)
       throws IOException {
     Layout layout = Attrs.layout(layoutRecord);
     List<List<DataServer>> chosen = placement.chooseChunkSet(layout, clientHost);
     int width = layout.stripeWidth();
+    // A fresh inode's set is all new: its locations are built from the records made here and the
+    // servers just chosen, rather than read back (the same answer, without the lookups).
+    ChunkSetLocation.Builder loc =
+        fresh
+            ? ChunkSetLocation.newBuilder()
+                .setSetIndex(set)
+                .setFileOffset(set * width * layoutRecord.getChunkSizeBytes())
+            : null;
     for (int i = 0; i < width; i++) {
-      if (chunk(m, inode, set * width + i) != null) {
+      long index = set * width + i;
+      if (!fresh && chunk(m, inode, index) != null) {
         continue; // a set a truncate cut short: only the chunks it released are placed again
       }
       ChunkRecord.Builder c = ChunkRecord.newBuilder().setVersion(counters.newVersion(m));
       for (DataServer s : chosen.get(i)) {
         c.addReplicaServerIds(s.id());
       }
-      m.put(
-          ColumnFamily.CHUNKS,
-          Keys.chunk(inode, (int) (set * width + i)),
-          Records.encode(c.build()));
+      ChunkRecord record = c.build();
+      m.put(ColumnFamily.CHUNKS, Keys.chunk(inode, (int) index), Records.encode(record));
+      if (loc != null) {
+        loc.addChunks(location(inode, index, record, chosen.get(i)));
+      }
     }
-    return chunkSet(m, inode, layoutRecord, set);
+    return loc != null ? loc.build() : chunkSet(m, inode, layoutRecord, set);
+  }
+
+  /** The location of a new chunk {@code c} on {@code servers} (its replicas, in order). */
+  private static ChunkLocation location(
+      long inode, long index, ChunkRecord c, List<DataServer> servers) {
+    ChunkLocation.Builder l =
+        ChunkLocation.newBuilder()
+            .setId(ChunkId.newBuilder().setInodeId(inode).setChunkIndex((int) index))
+            .setVersion(c.getVersion())
+            .setLength(c.getLengthBytes());
+    for (DataServer s : servers) {
+      l.addReplicas(s.toReplicaLocation());
+    }
+    return l.build();
   }
 
   /** The locations of chunk set {@code set}, or null if it has no chunks recorded. */
@@ -469,18 +500,27 @@ public final class Namespace {
 
   /** A signed token for {@code client} on {@code file}'s chunks. */
   byte[] token(Client client, Inode file, int modes) {
+    return token(
+        client, file.id(), file.record().getGeneration(), modes, clock.currentTimeMillis());
+  }
+
+  /**
+   * A signed token for {@code client} on the chunks of file {@code fileId} at {@code generation},
+   * valid from {@code fromMs} (ms since the epoch) for the token lifetime. The same arguments give
+   * the same bytes.
+   */
+  byte[] token(Client client, long fileId, long generation, int modes, long fromMs) {
     TokenKeys keys = tokenKeys();
-    long now = clock.currentTimeMillis();
     CapabilityToken token =
         CapabilityToken.builder()
             .keyId(keys.currentKeyId())
             .mdsEpoch(1)
             .clientId(io.braidfs.common.token.ClientId.of(client.id().toBytes()))
-            .fileId(file.id())
-            .fileGeneration(file.record().getGeneration())
+            .fileId(fileId)
+            .fileGeneration(generation)
             .chunks(0, ALL_CHUNKS)
             .modes(modes)
-            .validity(now, now + tokenLifetimeMs)
+            .validity(fromMs, fromMs + tokenLifetimeMs)
             .build();
     return keys.currentSigner().sign(token);
   }

@@ -59,7 +59,14 @@ public final class NamespaceReads {
   }
 
   public LookupResponse lookup(Caller caller, LookupRequest req) throws IOException {
-    StoreView v = ns.store;
+    return lookup(ns.store, caller, req);
+  }
+
+  /**
+   * {@link #lookup(Caller, LookupRequest)} reading {@code v} (the store, or a cache-only view that
+   * throws where it would read the store).
+   */
+  public LookupResponse lookup(StoreView v, Caller caller, LookupRequest req) throws IOException {
     Inode found;
     if (req.getParentInodeId() != 0) {
       Inode dir = Tree.handle(v, req.getParentInodeId(), "directory " + req.getParentInodeId());
@@ -95,7 +102,16 @@ public final class NamespaceReads {
   }
 
   public GetAttrResponse getAttr(Caller caller, GetAttrRequest req) throws IOException {
-    Inode inode = ns.target(ns.store, caller, "getattr", req.getPath(), req.getInodeId(), false);
+    return getAttr(ns.store, caller, req);
+  }
+
+  /**
+   * {@link #getAttr(Caller, GetAttrRequest)} reading {@code v} (the store, or a cache-only view
+   * that throws where it would read the store).
+   */
+  public GetAttrResponse getAttr(StoreView v, Caller caller, GetAttrRequest req)
+      throws IOException {
+    Inode inode = ns.target(v, caller, "getattr", req.getPath(), req.getInodeId(), false);
     return GetAttrResponse.newBuilder().setAttributes(Attrs.of(inode)).build();
   }
 

@@ -22,11 +22,13 @@ import io.braidfs.mds.namespace.Mutation;
 import io.braidfs.mds.namespace.Namespace;
 import io.braidfs.mds.namespace.NamespaceReads;
 import io.braidfs.mds.namespace.NamespaceWrites;
+import io.braidfs.mds.store.CachedMetadataStore;
+import io.braidfs.mds.store.MdsStoreConfigKeys;
 import io.braidfs.mds.store.RocksMetadataStore;
 import io.braidfs.mds.store.StoreOptions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.security.SecureRandom;
+import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -49,7 +51,11 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Threads: Netty event loops decode and answer; read-only operations run on {@code
+ * <p>The namespace store is RocksDB behind an in-memory cache of inodes and entries ({@link
+ * CachedMetadataStore}, {@code braid.mds.store.cache-entries}).
+ *
+ * <p>Threads: Netty event loops decode and answer, and answer Lookup and GetAttr themselves when
+ * the cache holds everything they need; other read-only operations run on {@code
  * braid-<id>-read-N}; every mutation runs on the one {@code braid-<id>-namespace} thread, which
  * fixes the journal order; {@code braid-<id>-monitor} expires leases and dead data servers and
  * sweeps the retry cache (its work, too, runs on the namespace thread).
@@ -65,7 +71,7 @@ public final class MdsServer implements Service {
   private final LifeCycle lifeCycle;
   private final MdsMetrics metrics = new MdsMetrics();
 
-  private @Nullable RocksMetadataStore store;
+  private @Nullable CachedMetadataStore store;
   private @Nullable WalJournal journal;
   private @Nullable ExecutorService mutationThread;
   private @Nullable ExecutorService readPool;
@@ -101,15 +107,19 @@ public final class MdsServer implements Service {
   }
 
   private void startServices() throws IOException {
-    RocksMetadataStore s =
-        new RocksMetadataStore(id, StoreOptions.from(config), failure -> stopAfterFailure());
+    CachedMetadataStore s =
+        new CachedMetadataStore(
+            new RocksMetadataStore(id, StoreOptions.from(config), failure -> stopAfterFailure()),
+            config.get(MdsStoreConfigKeys.CACHE_ENTRIES));
     store = s;
     s.start();
     WalJournal j = new WalJournal(id, s, config, clock);
     journal = j;
     j.start();
     DataServerRegistry registry = new DataServerRegistry(config, clock);
-    ChunkPlacement placement = new ChunkPlacement(registry, config, new SecureRandom());
+    // Placement needs spread, not secrecy: java.util.Random (one CAS per draw on the namespace
+    // thread) instead of SecureRandom (a lock and /dev/urandom mixing per create).
+    ChunkPlacement placement = new ChunkPlacement(registry, config, new Random());
     LeaseManager leases = LeaseManager.from(config, clock);
     Namespace ns = new Namespace(id, s, config, clock, leases, registry, placement);
     namespace = ns;
@@ -146,7 +156,15 @@ public final class MdsServer implements Service {
                 HostPort.parseSetting(
                     MdsConfigKeys.ADDRESS.name(), config.get(MdsConfigKeys.ADDRESS)))
             .options(rpcOptions);
-    new MetadataHandlers(reads, writes, files, new FileConcat(ns, files), runner, audit, rpcOptions)
+    new MetadataHandlers(
+            reads,
+            writes,
+            files,
+            new FileConcat(ns, files),
+            runner,
+            audit,
+            rpcOptions,
+            config.get(MdsStoreConfigKeys.CACHE_ENTRIES) > 0 ? s.cacheOnly() : null)
         .register(b, readPool, mutationThread);
     new ClusterHandlers(ns, new ClusterOps(ns), j).register(b, readPool, mutationThread);
     RpcServer server = b.build();
@@ -253,6 +271,15 @@ public final class MdsServer implements Service {
     return metrics;
   }
 
+  /** The store with its in-memory cache, for tests in this package. */
+  CachedMetadataStore cache() {
+    CachedMetadataStore s = store;
+    if (s == null) {
+      throw new IllegalStateException(id + ": not started");
+    }
+    return s;
+  }
+
   /** The namespace, for tests and tools in this process. */
   public Namespace namespace() {
     Namespace ns = namespace;
@@ -281,7 +308,7 @@ public final class MdsServer implements Service {
     if (j != null) {
       j.close();
     }
-    RocksMetadataStore s = store;
+    CachedMetadataStore s = store;
     if (s != null) {
       s.close();
     }

@@ -1,24 +1,34 @@
 package io.braidfs.mds.server;
 
 import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusException;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
+import io.braidfs.common.rpc.ServerCall;
 import io.braidfs.mds.access.Caller;
 import io.braidfs.mds.namespace.Client;
 import io.braidfs.mds.namespace.FileConcat;
 import io.braidfs.mds.namespace.FileWrites;
 import io.braidfs.mds.namespace.NamespaceReads;
 import io.braidfs.mds.namespace.NamespaceWrites;
+import io.braidfs.mds.store.CachedMetadataStore.CacheMiss;
+import io.braidfs.mds.store.StoreView;
 import io.braidfs.proto.ReportBadReplicaResponse;
+import java.io.IOException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Binds every MetadataService method to the namespace: read-only operations on the read pool
- * (concurrently), mutations through the {@link MutationRunner} on the single mutation thread. No
- * handler runs on an event loop, because every one touches RocksDB.
+ * (concurrently), mutations through the {@link MutationRunner} on the single mutation thread. With
+ * the in-memory cache on ({@code braid.mds.store.cache-entries}), Lookup and GetAttr first try to
+ * answer from the cache alone on the event loop, and go to the read pool only when they would read
+ * RocksDB ({@link CacheMiss}); no other handler runs on an event loop, because every other one
+ * touches RocksDB.
  *
  * <p>Thread-safety: immutable once registered.
  */
@@ -32,6 +42,7 @@ final class MetadataHandlers {
   private final MutationRunner runner;
   private final Audit audit;
   private final RpcOptions rpc;
+  private final @Nullable StoreView cache;
 
   MetadataHandlers(
       NamespaceReads reads,
@@ -40,7 +51,8 @@ final class MetadataHandlers {
       FileConcat concat,
       MutationRunner runner,
       Audit audit,
-      RpcOptions rpc) {
+      RpcOptions rpc,
+      @Nullable StoreView cache) {
     this.reads = reads;
     this.writes = writes;
     this.files = files;
@@ -48,15 +60,80 @@ final class MetadataHandlers {
     this.runner = runner;
     this.audit = audit;
     this.rpc = rpc;
+    this.cache = cache;
+  }
+
+  /** A read answered from memory or from the store. */
+  @FunctionalInterface
+  private interface Read {
+    void run() throws IOException;
+  }
+
+  /**
+   * Runs {@code fromCache} here, on the event loop; if it needs the store ({@link CacheMiss}), runs
+   * {@code fromStore} on {@code readPool} instead. Only for reads without a request payload (the
+   * payload is released when the inline handler returns).
+   */
+  private void cacheFirst(ServerCall<?, ?> call, Executor readPool, Read fromCache, Read fromStore)
+      throws IOException {
+    try {
+      fromCache.run();
+      return;
+    } catch (CacheMiss miss) {
+      // Not all in memory: read RocksDB, off the event loop.
+    }
+    try {
+      readPool.execute(() -> answer(call, fromStore));
+    } catch (RejectedExecutionException e) {
+      call.fail(Status.NOT_LEADER, call.method() + ": the MDS is stopping");
+    }
+  }
+
+  /** Runs {@code read} and answers its failure, as {@code RpcServer} does for a handler. */
+  private static void answer(ServerCall<?, ?> call, Read read) {
+    try {
+      read.run();
+    } catch (IOException | RuntimeException e) {
+      if (e instanceof StatusException se) {
+        call.fail(se.status(), String.valueOf(e.getMessage()));
+      } else {
+        LOG.warn("{} failed", call, e);
+        call.fail(Status.INTERNAL, call.method() + " failed: " + e);
+      }
+    }
   }
 
   void register(RpcServer.Builder b, Executor readPool, Executor mutationThread) {
-    b.handle(
-        RpcMethod.LOOKUP, c -> c.reply(reads.lookup(Caller.of(c.caller()), c.request())), readPool);
-    b.handle(
-        RpcMethod.GET_ATTR,
-        c -> c.reply(reads.getAttr(Caller.of(c.caller()), c.request())),
-        readPool);
+    if (cache == null) {
+      b.handle(
+          RpcMethod.LOOKUP,
+          c -> c.reply(reads.lookup(Caller.of(c.caller()), c.request())),
+          readPool);
+      b.handle(
+          RpcMethod.GET_ATTR,
+          c -> c.reply(reads.getAttr(Caller.of(c.caller()), c.request())),
+          readPool);
+    } else {
+      StoreView hits = cache;
+      b.handle(
+          RpcMethod.LOOKUP,
+          c ->
+              cacheFirst(
+                  c,
+                  readPool,
+                  () -> c.reply(reads.lookup(hits, Caller.of(c.caller()), c.request())),
+                  () -> c.reply(reads.lookup(Caller.of(c.caller()), c.request()))),
+          null);
+      b.handle(
+          RpcMethod.GET_ATTR,
+          c ->
+              cacheFirst(
+                  c,
+                  readPool,
+                  () -> c.reply(reads.getAttr(hits, Caller.of(c.caller()), c.request())),
+                  () -> c.reply(reads.getAttr(Caller.of(c.caller()), c.request()))),
+          null);
+    }
     b.handle(
         RpcMethod.READ_DIR,
         c -> c.reply(reads.readDir(Caller.of(c.caller()), c.request())),
@@ -141,7 +218,7 @@ final class MetadataHandlers {
         mutationThread);
     b.handle(
         RpcMethod.CREATE,
-        c -> runner.run(c, "create", r -> r.getPath(), files::create),
+        c -> runner.run(c, "create", r -> r.getPath(), files::create, files::withToken),
         mutationThread);
     b.handle(
         RpcMethod.SET_ATTR,

@@ -32,6 +32,10 @@ import org.slf4j.LoggerFactory;
  * answer, after a journal barrier so that it is never answered before the original is durable. Only
  * successful mutations are cached: a failed one changed nothing and fails the same way again.
  *
+ * <p>An answer may be completed as it leaves by a {@link Finish} (Create's capability token is
+ * signed there, on the journal's sync thread): the mutation thread and the journal record do only
+ * what must be decided in order.
+ *
  * <p>Thread-safety: thread-safe; {@link #submit} hands the work to the mutation thread.
  */
 final class MutationRunner {
@@ -41,6 +45,16 @@ final class MutationRunner {
   @FunctionalInterface
   interface Op<Q, R> {
     R apply(Mutation m, Client client, Q request) throws IOException;
+  }
+
+  /**
+   * Completes an answer as it leaves, after the record is durable (on the journal's sync thread) or
+   * when a retry is answered from the cache: what need not be decided on the mutation thread nor
+   * journaled, such as signing a capability token. Must be thread-safe, fast and deterministic.
+   */
+  @FunctionalInterface
+  interface Finish<R> {
+    R apply(Client client, R response);
   }
 
   private final Namespace ns;
@@ -85,6 +99,19 @@ final class MutationRunner {
   /** Runs {@code op} for {@code call} on this (the mutation) thread. */
   <Q extends Message, R extends Message> void run(
       ServerCall<Q, R> call, String name, Function<Q, String> describe, Op<Q, R> op) {
+    run(call, name, describe, op, (client, response) -> response);
+  }
+
+  /**
+   * Runs {@code op} for {@code call} on this (the mutation) thread; {@code finish} completes the
+   * answer as it leaves (the retry cache keeps the answer {@code op} returned).
+   */
+  <Q extends Message, R extends Message> void run(
+      ServerCall<Q, R> call,
+      String name,
+      Function<Q, String> describe,
+      Op<Q, R> op,
+      Finish<R> finish) {
     Client client = Client.of(call.caller());
     Q request = call.request();
     String target = describe.apply(request);
@@ -93,7 +120,7 @@ final class MutationRunner {
       R cached = cached(call, retryKey);
       if (cached != null) {
         metrics.retry();
-        journal.barrier().whenComplete((i, err) -> answer(call, cached, err));
+        journal.barrier().whenComplete((i, err) -> answer(call, client, cached, finish, err));
         return;
       }
       Mutation m = ns.newMutation();
@@ -118,7 +145,7 @@ final class MutationRunner {
       m.applied();
       audit.log(client, name, target, Status.OK);
       metrics.mutation(name);
-      durable.whenComplete((i, err) -> answer(call, response, err));
+      durable.whenComplete((i, err) -> answer(call, client, response, finish, err));
     } catch (IOException | RuntimeException e) {
       Status status = StatusExceptions.statusOf(e);
       if (status == Status.INTERNAL) {
@@ -148,9 +175,18 @@ final class MutationRunner {
     }
   }
 
-  private static <R extends Message> void answer(ServerCall<?, R> call, R response, Throwable err) {
+  private static <R extends Message> void answer(
+      ServerCall<?, R> call, Client client, R response, Finish<R> finish, Throwable err) {
     if (err == null) {
-      call.reply(response);
+      R finished;
+      try {
+        finished = finish.apply(client, response);
+      } catch (RuntimeException e) {
+        LOG.error("{}: finishing the answer failed", call, e);
+        call.fail(Status.INTERNAL, call.method() + ": finishing the answer failed: " + e);
+        return;
+      }
+      call.reply(finished);
     } else {
       call.fail(Status.UNAVAILABLE, "the journal could not make the change durable: " + err);
     }

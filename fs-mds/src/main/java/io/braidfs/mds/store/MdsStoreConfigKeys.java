@@ -7,9 +7,10 @@ import java.util.List;
 
 /**
  * The configuration keys of the metadata store (component {@code mds}, area {@code store}): where
- * the RocksDB lives, whether an acknowledged mutation is durable, and the block cache. {@link
- * StoreOptions#from} reads them. Registered for {@link java.util.ServiceLoader} in {@code
- * META-INF/services}, and listed in {@code docs/configuration.md}.
+ * the RocksDB lives, whether an acknowledged mutation is durable, the block cache and the in-memory
+ * cache of inodes and entries. {@link StoreOptions#from} reads them. Registered for {@link
+ * java.util.ServiceLoader} in {@code META-INF/services}, and listed in {@code
+ * docs/configuration.md}.
  *
  * <p>Thread-safety: immutable.
  */
@@ -36,7 +37,17 @@ public final class MdsStoreConfigKeys implements ConfigKeySet {
           null,
           "RocksDB block cache shared by every column family of the namespace store.");
 
-  private static final List<ConfigKey<?>> KEYS = List.of(DIR, SYNC, BLOCK_CACHE);
+  public static final ConfigKey<Integer> CACHE_ENTRIES =
+      ConfigKey.integer(
+          "braid.mds.store.cache-entries",
+          262_144,
+          0,
+          1 << 26,
+          "Inodes and directory entries the MDS keeps in memory in front of RocksDB (about 200"
+              + " bytes each), kept current by every mutation; path lookups that hit it are"
+              + " answered without a RocksDB read, getattr on the event loop. 0 disables it.");
+
+  private static final List<ConfigKey<?>> KEYS = List.of(DIR, SYNC, BLOCK_CACHE, CACHE_ENTRIES);
 
   /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
   public MdsStoreConfigKeys() {}

@@ -1,9 +1,9 @@
 package io.braidfs.mds.store;
 
-import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
+import com.google.protobuf.UnsafeByteOperations;
 import io.braidfs.common.error.Status;
 import io.braidfs.mds.store.proto.ChunkRecord;
 import io.braidfs.mds.store.proto.DeletionRecord;
@@ -87,13 +87,18 @@ public final class Records {
         throw new IllegalArgumentException(
             "a journaled batch cannot write the journal family itself: " + operation);
       }
+      // The batch's arrays are immutable (StoreBatch never exposes them), so they are wrapped,
+      // not copied; the encoding is the same.
       JournalOp.Builder o =
-          entry.addOpsBuilder().setFamily(op.family().id()).setKey(ByteString.copyFrom(op.key()));
+          entry
+              .addOpsBuilder()
+              .setFamily(op.family().id())
+              .setKey(UnsafeByteOperations.unsafeWrap(op.key()));
       byte[] value = op.value();
       if (value == null) {
         o.setDelete(true);
       } else {
-        o.setValue(ByteString.copyFrom(value));
+        o.setValue(UnsafeByteOperations.unsafeWrap(value));
       }
     }
     return entry.build().toByteArray();

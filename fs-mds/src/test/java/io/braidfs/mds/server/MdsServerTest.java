@@ -8,6 +8,10 @@ import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.common.token.AccessRequest;
+import io.braidfs.common.token.CapabilityToken;
+import io.braidfs.common.token.ClientId;
+import io.braidfs.common.token.TokenVerifier;
 import io.braidfs.proto.CommitRequest;
 import io.braidfs.proto.CreateRequest;
 import io.braidfs.proto.CreateResponse;
@@ -115,6 +119,21 @@ class MdsServerTest {
       assertThat(created.getFirstChunkSet().getChunksCount()).isEqualTo(2);
       assertThat(created.getFirstChunkSet().getChunks(0).getReplicasCount()).isEqualTo(2);
       assertThat(created.getToken().size()).isGreaterThan(0);
+      // Signed as the answer leaves (off the mutation thread): valid for this client and file.
+      assertThat(
+              new TokenVerifier(mds.namespace().tokenKeys())
+                  .verify(
+                      created.getToken().toByteArray(),
+                      System.currentTimeMillis(),
+                      new AccessRequest(
+                          ClientId.of(c.clientId()),
+                          inode,
+                          created.getAttributes().getGeneration(),
+                          1,
+                          CapabilityToken.WRITE,
+                          1))
+                  .isOk())
+          .isTrue();
       assertThat(created.hasLease()).isTrue();
       c.callSync(
           at,
