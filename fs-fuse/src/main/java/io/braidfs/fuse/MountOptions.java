@@ -10,9 +10,12 @@ import java.util.List;
  * <ul>
  *   <li>{@code big_writes,max_write=131072,max_read=131072}: 128 KiB requests, the most libfuse 2
  *       can carry (its channel buffer is 132 KiB); without big_writes every write is 4 KiB.
- *   <li>{@code attr_timeout=1,entry_timeout=1,negative_timeout=0}: the kernel reuses attributes and
- *       names for one second, as the client's own attribute cache does; a file created elsewhere is
- *       found at once.
+ *   <li>{@code attr_timeout=1,entry_timeout=1,negative_timeout=1}: the kernel reuses attributes,
+ *       names and the absence of names for one second, as the client's own attribute cache does. A
+ *       build looks up many names that do not exist (a compiler searching its include path): with
+ *       negative lookups cached, building a source tree on the mount took 45 s instead of 69 s; the
+ *       price is that a name created elsewhere may stay hidden for up to the timeout on a mount
+ *       that just looked for it ({@code -o negative_timeout=0} restores finding it at once).
  *   <li>{@code auto_cache,ac_attr_timeout=0}: the page cache of a file is kept across opens only
  *       while its size and mtime are unchanged, asked of the MDS at every open (close-to-open).
  *   <li>{@code use_ino}: inode numbers are Braid's (stable, never reused), for tar, find and rsync.
@@ -71,7 +74,7 @@ public record MountOptions(
     o.add("max_read=" + MAX_REQUEST);
     o.add("attr_timeout=" + t);
     o.add("entry_timeout=" + t);
-    o.add("negative_timeout=0");
+    o.add("negative_timeout=" + t);
     o.add("auto_cache");
     o.add("ac_attr_timeout=0");
     o.add("use_ino");
