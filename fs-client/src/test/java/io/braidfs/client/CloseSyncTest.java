@@ -5,17 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
-import io.braidfs.dataserver.DataServer;
-import io.braidfs.dataserver.store.ChunkKey;
 import io.braidfs.dataserver.store.Replica;
-import io.braidfs.proto.ChunkLocation;
-import io.braidfs.proto.ChunkSetLocation;
 import io.braidfs.proto.ReplicaState;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -134,17 +129,6 @@ class CloseSyncTest {
   }
 
   private static List<Replica> replicas(BraidClient client, String path) throws IOException {
-    List<Replica> out = new ArrayList<>();
-    for (ChunkSetLocation set : client.locations(path, 0, 0).getChunkSetsList()) {
-      for (ChunkLocation c : set.getChunksList()) {
-        for (DataServer ds : cluster.runningDataServers()) {
-          Replica r = ds.store().get(ChunkKey.of(c.getId()));
-          if (r != null) {
-            out.add(r);
-          }
-        }
-      }
-    }
-    return out;
+    return cluster.replicasOf(client, path);
   }
 }

@@ -13,11 +13,15 @@ import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.dataserver.DataServer;
 import io.braidfs.dataserver.DataServerConfigKeys;
+import io.braidfs.dataserver.store.ChunkKey;
+import io.braidfs.dataserver.store.Replica;
 import io.braidfs.mds.access.MdsSecurityConfigKeys;
 import io.braidfs.mds.cluster.MdsClusterConfigKeys;
 import io.braidfs.mds.server.MdsConfigKeys;
 import io.braidfs.mds.server.MdsServer;
 import io.braidfs.mds.store.MdsStoreConfigKeys;
+import io.braidfs.proto.ChunkLocation;
+import io.braidfs.proto.ChunkSetLocation;
 import io.braidfs.proto.CreateRequest;
 import io.braidfs.proto.CreateResponse;
 import io.braidfs.proto.LayoutSpec;
@@ -119,6 +123,25 @@ public final class MiniCluster implements AutoCloseable {
     for (DataServer d : dataServers) {
       if (d != null) {
         out.add(d);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Every replica, on the running data servers, of the chunks {@code path} has (asked through
+   * {@code client}).
+   */
+  public List<Replica> replicasOf(BraidClient client, String path) throws IOException {
+    List<Replica> out = new ArrayList<>();
+    for (ChunkSetLocation set : client.locations(path, 0, 0).getChunkSetsList()) {
+      for (ChunkLocation chunk : set.getChunksList()) {
+        for (DataServer ds : runningDataServers()) {
+          Replica r = ds.store().get(ChunkKey.of(chunk.getId()));
+          if (r != null) {
+            out.add(r);
+          }
+        }
       }
     }
     return out;

@@ -22,9 +22,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -335,29 +333,14 @@ class BraidFusePosixTest {
     Files.write(f, random(100_000, 11)); // close(2) does not sync on the mount
     String path = "/" + mnt.relativize(f);
     try (io.braidfs.client.BraidClient c = cluster.newBraidClient("root")) {
-      assertThat(replicas(c, path)).isNotEmpty().anyMatch(r -> r.syncedLength() < r.length());
+      assertThat(cluster.replicasOf(c, path))
+          .isNotEmpty()
+          .anyMatch(r -> r.syncedLength() < r.length());
       try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
         ch.force(true); // fsync(2) of a read-only descriptor
       }
-      assertThat(replicas(c, path)).allMatch(r -> r.syncedLength() == r.length());
+      assertThat(cluster.replicasOf(c, path)).allMatch(r -> r.syncedLength() == r.length());
     }
-  }
-
-  private List<io.braidfs.dataserver.store.Replica> replicas(
-      io.braidfs.client.BraidClient c, String path) throws IOException {
-    List<io.braidfs.dataserver.store.Replica> out = new ArrayList<>();
-    for (io.braidfs.proto.ChunkSetLocation set : c.locations(path, 0, 0).getChunkSetsList()) {
-      for (io.braidfs.proto.ChunkLocation chunk : set.getChunksList()) {
-        for (io.braidfs.dataserver.DataServer ds : cluster.runningDataServers()) {
-          io.braidfs.dataserver.store.Replica r =
-              ds.store().get(io.braidfs.dataserver.store.ChunkKey.of(chunk.getId()));
-          if (r != null) {
-            out.add(r);
-          }
-        }
-      }
-    }
-    return out;
   }
 
   @Test
