@@ -802,6 +802,7 @@ public final class BraidFuse extends FuseStubFS {
         BraidOutputStream out = h.file.currentWriter();
         if (out != null && !out.isClosed()) {
           out.hsync();
+          h.file.syncAttributes(behind); // chmod and chown held back for the close
           return 0;
         }
       }

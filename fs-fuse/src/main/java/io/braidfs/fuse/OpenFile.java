@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  * sets both on every file it unpacks) answer at once with the attributes they will give and are
  * merged into one SetAttr, sent in the background when the file is committed (its journal sync
  * overlaps the data servers' work of the commit), or once older than the attribute timeout while
- * writes go on. close(2) still returns only when they are durable, and reports their failure.
+ * writes go on; fsync(2) sends them and waits. close(2) still returns only when they are durable,
+ * and reports their failure.
  *
  * <p>Thread-safety: guarded by its own monitor; callers synchronize on the instance.
  */
@@ -189,23 +190,41 @@ final class OpenFile {
     } catch (IOException e) {
       failed = e;
     }
+    try {
+      awaitSent();
+    } catch (IOException e) {
+      if (failed == null) {
+        failed = e;
+      } else {
+        failed.addSuppressed(e);
+      }
+    }
+    if (failed != null) {
+      throw failed;
+    }
+  }
+
+  /**
+   * Sends the unsent attribute changes and waits until they are applied (fsync(2): the inode's
+   * metadata is durable too).
+   *
+   * @throws IOException the first change's failure
+   */
+  void syncAttributes(Executor executor) throws IOException {
+    sendUnsent(executor);
+    awaitSent();
+  }
+
+  private void awaitSent() throws IOException {
     CompletableFuture<?> s = sent;
     sent = CompletableFuture.completedFuture(null);
     try {
       s.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      failed = new InterruptedIOException("interrupted while waiting for attribute changes");
+      throw new InterruptedIOException("interrupted while waiting for attribute changes");
     } catch (ExecutionException e) {
-      IOException c = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-      if (failed == null) {
-        failed = c;
-      } else {
-        failed.addSuppressed(c);
-      }
-    }
-    if (failed != null) {
-      throw failed;
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
     }
   }
 

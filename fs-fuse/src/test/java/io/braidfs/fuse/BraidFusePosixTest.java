@@ -328,6 +328,20 @@ class BraidFusePosixTest {
   }
 
   @Test
+  void fsyncMakesAttributeChangesOfAFileBeingWrittenDurable() throws IOException {
+    Path f = dir.resolve("fsynced");
+    try (FileChannel ch =
+        FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.wrap(random(1000, 12)));
+      Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rwx------"));
+      ch.force(true); // fsync(2): the chmod held back for the close goes now
+      try (io.braidfs.client.BraidClient other = cluster.newBraidClient("root")) {
+        assertThat(other.lstat("/" + mnt.relativize(f)).mode()).isEqualTo(0700);
+      }
+    }
+  }
+
+  @Test
   void fsyncOfAClosedFileForcesItsReplicas() throws IOException {
     Path f = dir.resolve("synced");
     Files.write(f, random(100_000, 11)); // close(2) does not sync on the mount
