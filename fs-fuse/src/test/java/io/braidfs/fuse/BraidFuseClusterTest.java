@@ -7,12 +7,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.braidfs.client.ClientConfigKeys;
 import io.braidfs.client.MiniCluster;
 import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.testing.Await;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ServerSocket;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +35,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BraidFuseClusterTest {
+  /**
+   * The kernel's attribute and entry timeout (1 s by default) plus a margin for a loaded machine.
+   */
+  private static final Duration SEEN_WITHIN = Duration.ofSeconds(3);
+
   /** How many files of the source tree are unpacked. */
   private static final int TREE_FILES = 2000;
 
@@ -167,15 +174,27 @@ class BraidFuseClusterTest {
     assertThat(Files.readString(b.resolve("from-one"))).isEqualTo("written on one");
     Files.writeString(b.resolve("from-two"), "written on two");
     assertThat(Files.readString(a.resolve("from-two"))).isEqualTo("written on two");
-    // A change of a file the other mount has read: seen at the next open once the kernel's
-    // attribute timeout (1 s) has passed.
+    // A change of a file the other mount has read: seen at an open once the kernel's attribute
+    // timeout (1 s) has passed, so within the bound below (the timeout plus a margin).
     Files.writeString(b.resolve("from-one"), "changed on two, longer than before");
-    Thread.sleep(1100);
-    assertThat(Files.readString(a.resolve("from-one")))
-        .isEqualTo("changed on two, longer than before");
+    Await.until(
+        "mount one to see the change made on mount two",
+        SEEN_WITHIN,
+        () -> "changed on two, longer than before".equals(read(a.resolve("from-one"))));
     sh(a, "rm from-two");
-    Thread.sleep(1100);
-    assertThat(Files.exists(b.resolve("from-two"))).isFalse();
+    Await.until(
+        "mount two to see the removal made on mount one",
+        SEEN_WITHIN,
+        () -> !Files.exists(b.resolve("from-two")));
+  }
+
+  /** The file's content, or null if it cannot be read now. */
+  private static String read(Path p) {
+    try {
+      return Files.readString(p);
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   @Test

@@ -9,6 +9,7 @@ import io.braidfs.client.ClientConfigKeys;
 import io.braidfs.client.MiniCluster;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.rpc.HostPort;
+import io.braidfs.common.testing.Await;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -22,6 +23,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Random;
@@ -236,17 +238,28 @@ class BraidFusePosixTest {
     }
   }
 
+  /**
+   * Waits until the clock the MDS stamps times with (this machine's, in milliseconds) has passed
+   * {@code t}, so that a change made next gets a later time.
+   */
+  private static void clockPasses(FileTime t) {
+    Await.until(
+        "the clock to pass " + t,
+        Duration.ofSeconds(1),
+        () -> System.currentTimeMillis() > t.toMillis());
+  }
+
   @Test
   void timesUpdateAndCanBeSet() throws IOException, InterruptedException {
     Path f = dir.resolve("m");
     Files.writeString(f, "1");
     FileTime m1 = Files.getLastModifiedTime(f);
     FileTime c1 = (FileTime) Files.getAttribute(f, "unix:ctime");
-    Thread.sleep(20);
+    clockPasses(m1);
     Files.writeString(f, "22", StandardOpenOption.APPEND);
     FileTime m2 = Files.getLastModifiedTime(f);
     assertThat(m2).isGreaterThan(m1);
-    Thread.sleep(20);
+    clockPasses(c1);
     sh(dir, "chmod 640 m");
     FileTime c2 = (FileTime) Files.getAttribute(f, "unix:ctime");
     assertThat(c2).isGreaterThan(c1);
@@ -259,7 +272,7 @@ class BraidFusePosixTest {
     assertThat(Files.getLastModifiedTime(f).toMillis()).isEqualTo(1_000_000_000_000L);
     // a directory's mtime moves when an entry is added
     FileTime d1 = Files.getLastModifiedTime(dir);
-    Thread.sleep(20);
+    clockPasses(d1);
     Files.createFile(dir.resolve("n"));
     assertThat(Files.getLastModifiedTime(dir)).isGreaterThan(d1);
   }
