@@ -1,0 +1,178 @@
+package io.braidfs.bench.driver;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code braid bench}: runs experiments of BENCHMARKING.md against their references, writes a CSV,
+ * plots and a Markdown fragment per experiment, and with {@code --docs} rewrites the generated
+ * section of docs/benchmarks.md from every fragment in the results directory.
+ *
+ * <p>Exit code 0 when every experiment ran, 1 when one failed (the others still run; the failure is
+ * in its fragment), 2 for a usage error.
+ */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs the benchmark experiments of BENCHMARKING.md side by side with their references"
+          + " (local disk, raw TCP, bindfs, HDFS, sshfs) and reports medians, ranges and ratios.",
+      "Run as root on Debian after jmh/bench-setup.sh, which installs the references."
+    })
+public final class Bench implements Callable<Integer> {
+  @Parameters(
+      arity = "0..*",
+      paramLabel = "EXPERIMENT",
+      description = "Experiment numbers (1-8) or names, or 'all' (the default). --list names them.")
+  List<String> experiments = new ArrayList<>(List.of("all"));
+
+  @Option(
+      names = "--quick",
+      description = "Small sizes: every experiment together in under 15 minutes on 2 cores.")
+  boolean quick;
+
+  @Option(
+      names = "--rounds",
+      paramLabel = "N",
+      description = "Rounds per experiment (default: each experiment's own, fewer with --quick).")
+  int rounds;
+
+  @Option(
+      names = "--work",
+      paramLabel = "DIR",
+      description = "Scratch directory on the disk to measure (default: ${DEFAULT-VALUE}).")
+  Path work = Path.of("target", "bench-work");
+
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description =
+          "Results directory (default: target/bench, or benchmarks/driver beside --docs).")
+  Path out;
+
+  @Option(
+      names = "--docs",
+      paramLabel = "FILE",
+      description = "Rewrite the generated section of this file (docs/benchmarks.md).")
+  Path docs;
+
+  @Option(names = "--list", description = "List the experiments and exit.")
+  boolean list;
+
+  /** Runs {@code braid bench} on its own (java -cp benchmarks.jar io.braidfs.bench...Bench). */
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Bench()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    if (list) {
+      for (Experiment e : Experiments.all()) {
+        System.out.printf("%d  %-12s %s%n", e.number(), e.name(), e.title());
+      }
+      return 0;
+    }
+    List<Experiment> chosen = choose();
+    Path results =
+        out != null ? out : docs != null ? resultsBeside(docs) : Path.of("target", "bench");
+    Files.createDirectories(work);
+    Files.createDirectories(results);
+    String machine = Machine.describe(work);
+    System.out.println("machine: " + machine);
+    boolean failed = false;
+    try (Run run = new Run(quick, rounds, work.toAbsolutePath(), results.toAbsolutePath())) {
+      for (Experiment e : chosen) {
+        Results r = new Results(e);
+        long t0 = System.nanoTime();
+        System.out.printf("%n== experiment %d: %s%n", e.number(), e.title());
+        String outcome;
+        try {
+          e.run(run, r);
+          outcome = "";
+        } catch (Exception | Error x) {
+          failed = true;
+          x.printStackTrace();
+          outcome = "\n**This run failed**: " + x + "\n";
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        r.write(results, header(e, run, took) + outcome);
+        System.out.printf(
+            "== experiment %d took %d min %d s%n",
+            e.number(), took.toMinutes(), took.toSecondsPart());
+      }
+    }
+    if (docs != null) {
+      DocsSection.update(docs, results, sectionHeader(machine));
+      System.out.println("updated " + docs);
+    }
+    return failed ? 1 : 0;
+  }
+
+  private static Path resultsBeside(Path doc) {
+    Path parent = doc.toAbsolutePath().getParent();
+    return parent.resolve("benchmarks").resolve("driver");
+  }
+
+  private List<Experiment> choose() {
+    Set<Experiment> chosen = new LinkedHashSet<>();
+    for (String name : experiments) {
+      boolean found = false;
+      for (Experiment e : Experiments.all()) {
+        if (name.equals("all")
+            || name.equals(Integer.toString(e.number()))
+            || name.equalsIgnoreCase(e.name())) {
+          chosen.add(e);
+          found = true;
+        }
+      }
+      if (!found) {
+        throw new CommandLine.ParameterException(
+            new CommandLine(this),
+            "no experiment '" + name + "': use 1-8, a name from --list, or all");
+      }
+    }
+    return new ArrayList<>(chosen);
+  }
+
+  private String header(Experiment e, Run run, Duration took) {
+    return String.format(
+        Locale.ROOT,
+        "### Experiment %d: %s%n%n" + "`./braid bench %d%s` on %s: %d min %d s.%n%n%s%n",
+        e.number(),
+        e.title(),
+        e.number(),
+        quick ? " --quick" : "",
+        LocalDate.now(),
+        took.toMinutes(),
+        took.toSecondsPart(),
+        e.description(run));
+  }
+
+  private String sectionHeader(String machine) {
+    return "## All experiments, side by side (generated by `braid bench`)\n\n"
+        + "Everything below this heading, up to the end marker, is written by the benchmark"
+        + " driver. One command reproduces it all (as root, after `jmh/bench-setup.sh`, which"
+        + " installs the references):\n\n"
+        + "```\n./braid bench all"
+        + (quick ? " --quick" : "")
+        + " --docs docs/benchmarks.md\n```\n\n"
+        + "Machine: "
+        + machine
+        + ".\n\n"
+        + "Every cell is the median of the rounds with the range in brackets; systems alternate"
+        + " within each round. A ratio column divides the first system's median by the second's,"
+        + " in the table's unit: above 1 is better for a rate and worse for a time.\n";
+  }
+}

@@ -1,0 +1,56 @@
+package io.braidfs.bench.driver;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/** PNG line charts of a table's medians, drawn with XChart. */
+final class Plots {
+  private Plots() {}
+
+  /**
+   * One curve per system over the table's rows that have an x value; false (and no file) when no
+   * row has one.
+   */
+  static boolean line(Results.Table t, Path png) throws IOException {
+    // No display on the benchmark machines; AWT draws into an image only.
+    System.setProperty("java.awt.headless", "true");
+    XYChart chart =
+        new XYChartBuilder()
+            .width(800)
+            .height(480)
+            .title(t.name)
+            .xAxisTitle(t.xLabel)
+            .yAxisTitle(t.unit.symbol())
+            .build();
+    chart.getStyler().setXAxisLogarithmic(t.logX);
+    chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+    chart.getStyler().setMarkerSize(6);
+    boolean any = false;
+    for (String system : t.systems) {
+      List<Double> xs = new ArrayList<>();
+      List<Double> ys = new ArrayList<>();
+      for (Map.Entry<String, Double> row : t.rows.entrySet()) {
+        List<Double> v = t.cell(row.getKey(), system);
+        if (v != null && !Double.isNaN(row.getValue())) {
+          xs.add(row.getValue());
+          ys.add(Stats.median(v));
+        }
+      }
+      if (!xs.isEmpty()) {
+        chart.addSeries(system, xs, ys).setMarker(SeriesMarkers.CIRCLE);
+        any = true;
+      }
+    }
+    if (any) {
+      BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+    return any;
+  }
+}
