@@ -1,5 +1,6 @@
 package io.braidfs.cli;
 
+import io.braidfs.bench.driver.Bench;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -14,10 +15,11 @@ import picocli.CommandLine.Spec;
  * The {@code braid} command: the entry point of every Braid process an operator starts.
  *
  * <p>Each subcommand is a class of this package registered below: {@code braid mds}, {@code braid
- * dataserver}, {@code braid local} (a whole cluster in one process) and {@code braid fs} (file
- * tools). Servers run in the foreground until {@link #stopSignal()} fires, which {@link #main}
- * wires to SIGTERM and Ctrl-C through its shutdown hook; tests fire it themselves. File tools check
- * it between buffers of a long copy, so Ctrl-C stops those too.
+ * dataserver}, {@code braid local} (a whole cluster in one process), {@code braid fs} (file tools),
+ * {@code braid mount} and {@code braid bench} (the benchmark driver of module jmh). Servers run in
+ * the foreground until {@link #stopSignal()} fires, which {@link #main} wires to SIGTERM and Ctrl-C
+ * through its shutdown hook; tests fire it themselves. File tools check it between buffers of a
+ * long copy, so Ctrl-C stops those too.
  *
  * <p>Exit codes: {@value #EXIT_OK} on success (also after a server was stopped by a signal),
  * {@value #EXIT_FAILURE} when the work failed (a server could not start), {@value #EXIT_USAGE} for
@@ -39,7 +41,8 @@ import picocli.CommandLine.Spec;
       DataServerCommand.class,
       LocalCommand.class,
       FsCommand.class,
-      MountCommand.class
+      MountCommand.class,
+      Bench.class
     })
 public final class Braid implements Runnable {
   /** Exit code of a command that did its work (or a server stopped on request). */

@@ -12,8 +12,10 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code braid bench}: runs experiments of BENCHMARKING.md against their references, writes a CSV,
@@ -71,6 +73,20 @@ public final class Bench implements Callable<Integer> {
   @Option(names = "--list", description = "List the experiments and exit.")
   boolean list;
 
+  @Spec CommandSpec spec;
+
+  private final List<Experiment> known;
+
+  /** The command with every experiment of {@link Experiments}. */
+  public Bench() {
+    this(Experiments.all());
+  }
+
+  /** The command with these experiments (tests). */
+  Bench(List<Experiment> known) {
+    this.known = known;
+  }
+
   /** Runs {@code braid bench} on its own (java -cp benchmarks.jar io.braidfs.bench...Bench). */
   public static void main(String[] args) {
     System.exit(new CommandLine(new Bench()).execute(args));
@@ -79,7 +95,7 @@ public final class Bench implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (list) {
-      for (Experiment e : Experiments.all()) {
+      for (Experiment e : known) {
         System.out.printf("%d  %-12s %s%n", e.number(), e.name(), e.title());
       }
       return 0;
@@ -129,7 +145,7 @@ public final class Bench implements Callable<Integer> {
     Set<Experiment> chosen = new LinkedHashSet<>();
     for (String name : experiments) {
       boolean found = false;
-      for (Experiment e : Experiments.all()) {
+      for (Experiment e : known) {
         if (name.equals("all")
             || name.equals(Integer.toString(e.number()))
             || name.equalsIgnoreCase(e.name())) {
@@ -139,7 +155,7 @@ public final class Bench implements Callable<Integer> {
       }
       if (!found) {
         throw new CommandLine.ParameterException(
-            new CommandLine(this),
+            spec.commandLine(),
             "no experiment '" + name + "': use 1-8, a name from --list, or all");
       }
     }

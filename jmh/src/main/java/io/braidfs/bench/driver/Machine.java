@@ -33,7 +33,9 @@ final class Machine {
         Runtime.getRuntime().availableProcessors(),
         cpuModel(),
         mem,
-        output("findmnt -n -o FSTYPE,SOURCE -T " + work.toAbsolutePath()).trim(),
+        output("findmnt -n -o FSTYPE,SOURCE -T " + work.toAbsolutePath())
+            .trim()
+            .replaceAll("\\s+", " "),
         osName(),
         System.getProperty("os.version"),
         System.getProperty("java.vm.name"),

@@ -190,14 +190,13 @@ public final class Results {
       md.append("| ").append(row).append(" |");
       for (String s : t.systems) {
         List<Double> v = t.samples.get(row + '\u0000' + s);
-        md.append(' ').append(v == null ? "" : cell(v)).append(" |");
+        md.append(v == null ? " |" : " " + cell(v) + " |");
       }
       for (String[] r : cols) {
         List<Double> a = t.samples.get(row + '\u0000' + r[0]);
         List<Double> b = t.samples.get(row + '\u0000' + r[1]);
-        md.append(' ');
         if (a != null && b != null) {
-          md.append(String.format(Locale.ROOT, "%.2f", Stats.median(a) / Stats.median(b)));
+          md.append(String.format(Locale.ROOT, " %.2f", Stats.median(a) / Stats.median(b)));
         }
         md.append(" |");
       }

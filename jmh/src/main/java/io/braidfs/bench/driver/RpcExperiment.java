@@ -60,7 +60,7 @@ final class RpcExperiment implements Experiment {
             + " local disk (`LocalDiskMetadataBenchmark`, sync on).",
         forks(run),
         run.quick()
-            ? "1 warm-up and 3 measured iterations of 1 s each"
+            ? "1 warm-up and 2 measured iterations of 1 s each"
             : "5 warm-up and 5 measured iterations of 2 s each");
   }
 
@@ -149,7 +149,7 @@ final class RpcExperiment implements Experiment {
     if (run.quick()) {
       o.warmupIterations(1)
           .warmupTime(TimeValue.seconds(1))
-          .measurementIterations(3)
+          .measurementIterations(2)
           .measurementTime(TimeValue.seconds(1));
     }
     if (param != null) {
