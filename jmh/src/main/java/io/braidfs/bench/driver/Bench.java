@@ -96,8 +96,9 @@ public final class Bench implements Callable<Integer> {
   public Integer call() throws Exception {
     if (list) {
       for (Experiment e : known) {
-        System.out.printf("%d  %-12s %s%n", e.number(), e.name(), e.title());
+        spec.commandLine().getOut().printf("%d  %-12s %s%n", e.number(), e.name(), e.title());
       }
+      spec.commandLine().getOut().flush();
       return 0;
     }
     List<Experiment> chosen = choose();
