@@ -41,7 +41,7 @@ final class ScalingExperiment implements Experiment {
   }
 
   private static long sizeEach(Run run) {
-    return run.size(64L << 20, 1L << 30);
+    return run.size(128L << 20, 1L << 30);
   }
 
   private static int rounds(Run run) {
@@ -65,11 +65,18 @@ final class ScalingExperiment implements Experiment {
             + " client streaming the same bytes; in both tables). %d rounds, the systems"
             + " alternating. All servers and clients share the machine's cores and one disk, so"
             + " this shows what the software scales to here, not what more machines would add.",
-        servers(run),
+        words(servers(run)),
         BraidClusters.description("N"),
-        clients(run),
+        words(clients(run)),
         Transfers.label(sizeEach(run)),
         rounds(run));
+  }
+
+  /** "1, 2 and 4". */
+  private static String words(List<Integer> counts) {
+    List<String> s = counts.stream().map(String::valueOf).toList();
+    int last = s.size() - 1;
+    return last == 0 ? s.get(0) : String.join(", ", s.subList(0, last)) + " and " + s.get(last);
   }
 
   @Override
@@ -98,6 +105,7 @@ final class ScalingExperiment implements Experiment {
       }
       Target local = new LocalDiskTarget(run.scratch("exp4-local"));
       Transfers.warmUpAndVerify(local, "warm-up", 32L << 20, BLOCK);
+      LoopbackStreams.stream(1, 32L << 20);
       measure(run, results, braid, local);
     } finally {
       for (MiniCluster c : ownClusters) {

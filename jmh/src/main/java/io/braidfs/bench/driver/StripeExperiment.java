@@ -35,7 +35,7 @@ final class StripeExperiment implements Experiment {
   }
 
   private static long size(Run run) {
-    return run.size(64L << 20, 512L << 20);
+    return run.size(64L << 20, 256L << 20);
   }
 
   private static int rounds(Run run) {
