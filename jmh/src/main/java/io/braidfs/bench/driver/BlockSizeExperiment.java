@@ -115,8 +115,9 @@ final class BlockSizeExperiment implements Experiment {
       results.note(
           "Cold reads: Braid's file is striped over four chunk files on four data servers, which"
               + " its read-ahead reads at once, while the local disk reads one file with the"
-              + " kernel's read-ahead; on this virtual disk more requests in flight read faster,"
-              + " likely why Braid beats the local disk cold with small blocks.");
+              + " kernel's read-ahead; more requests in flight may be why Braid's cold reads can"
+              + " match or beat the local disk's with small blocks. The page cache is dropped for"
+              + " the whole machine, so these cells are the noisiest.");
     }
     for (String table : List.of(WRITE, WRITE_SYNC, READ, READ_COLD)) {
       if (!Double.isNaN(results.median(table, Transfers.label(BLOCKS.get(0)), "Braid"))) {

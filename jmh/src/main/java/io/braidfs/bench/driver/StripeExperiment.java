@@ -70,7 +70,8 @@ final class StripeExperiment implements Experiment {
     Target local = new LocalDiskTarget(run.scratch("exp5-local"));
     // The smallest unit over the widest set is the most intricate mapping: check it byte by byte.
     Transfers.warmUpAndVerify(
-        new BraidTarget("warm-up", client, "/exp5", BraidTarget.layout(UNITS.get(0), MAX_WIDTH)),
+        new BraidTarget(
+            "Braid, 4 KiB units x 4", client, "/exp5", BraidTarget.layout(UNITS.get(0), MAX_WIDTH)),
         "warm-up",
         16L << 20,
         1 << 20);

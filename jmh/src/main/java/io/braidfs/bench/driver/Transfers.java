@@ -75,6 +75,8 @@ final class Transfers {
         checkEnds(t, file, buf, done, n);
         done += n;
       }
+    } catch (IOException e) {
+      throw new IOException(t.system() + ": reading " + file + " at offset " + done + " failed", e);
     }
     long nanos = System.nanoTime() - t0;
     if (done != size) {
