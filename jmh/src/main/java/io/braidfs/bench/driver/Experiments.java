@@ -7,6 +7,10 @@ final class Experiments {
   private Experiments() {}
 
   static List<Experiment> all() {
-    return List.of(new RpcExperiment());
+    return List.of(
+        new BlockSizeExperiment(),
+        new ScalingExperiment(),
+        new StripeExperiment(),
+        new RpcExperiment());
   }
 }
