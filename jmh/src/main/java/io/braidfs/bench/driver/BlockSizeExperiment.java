@@ -94,14 +94,17 @@ final class BlockSizeExperiment implements Experiment {
     for (Target t : systems) {
       Transfers.warmUpAndVerify(t, "warm-up", 64L << 20, 1 << 20);
     }
+    for (String table : List.of(WRITE, WRITE_SYNC, READ, READ_COLD)) {
+      results.table(table, Unit.MIB_PER_S);
+    }
     WriteThenRead plain = new WriteThenRead(results, WRITE, READ).coldReadsTo(READ_COLD);
     WriteThenRead synced = new WriteThenRead(results, WRITE_SYNC, null).syncEachWrite();
     for (int round = 0; round < rounds(run); round++) {
       for (int block : BLOCKS) {
         String row = Transfers.label(block);
         for (Target t : Run.rotate(systems, round)) {
-          plain.run(t, row, block, round, size(run), block);
-          synced.run(t, row, block, round, syncedSize(run, block), block);
+          plain.run(t, row, block / 1024.0, round, size(run), block);
+          synced.run(t, row, block / 1024.0, round, syncedSize(run, block), block);
         }
       }
     }
@@ -121,7 +124,7 @@ final class BlockSizeExperiment implements Experiment {
     }
     for (String table : List.of(WRITE, WRITE_SYNC, READ, READ_COLD)) {
       if (!Double.isNaN(results.median(table, Transfers.label(BLOCKS.get(0)), "Braid"))) {
-        results.plot(table, "application block size (bytes)", true);
+        results.plot(table, "application block size (KiB)", true);
       }
     }
   }

@@ -30,6 +30,10 @@ final class Plots {
             .yAxisTitle(t.unit.symbol())
             .build();
     chart.getStyler().setXAxisLogarithmic(t.logX);
+    // Plain numbers on the axes (XChart writes 1E4 on a log axis otherwise), and rates from zero
+    // so that the gap between curves is not exaggerated.
+    chart.getStyler().setXAxisDecimalPattern("#,##0.##");
+    chart.getStyler().setYAxisMin(0.0);
     chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
     chart.getStyler().setMarkerSize(6);
     boolean any = false;

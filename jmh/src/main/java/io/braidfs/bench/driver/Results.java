@@ -43,6 +43,14 @@ public final class Results {
     this.experiment = experiment;
   }
 
+  /**
+   * Declares a table before its first sample, so that tables are reported in the order declared
+   * rather than the order first recorded.
+   */
+  public synchronized void table(String table, Unit unit) {
+    tables.computeIfAbsent(table, k -> new Table(k, unit));
+  }
+
   /** Records one sample and prints it. */
   public synchronized void record(
       String table, String row, double x, String system, int round, double value, Unit unit) {

@@ -93,7 +93,7 @@ final class StripeExperiment implements Experiment {
           }
           systems.add(local);
           for (Target t : Run.rotate(systems, round)) {
-            cell.run(t, Transfers.label(unit), unit, round, size(run), block);
+            cell.run(t, Transfers.label(unit), unit / 1024.0, round, size(run), block);
           }
         }
       }
@@ -101,7 +101,7 @@ final class StripeExperiment implements Experiment {
     results.ratio(width(1), LocalDiskTarget.SYSTEM);
     results.ratio(width(MAX_WIDTH), LocalDiskTarget.SYSTEM);
     for (String table : tables) {
-      results.plot(table, "stripe unit (bytes)", true);
+      results.plot(table, "stripe unit (KiB)", true);
     }
   }
 }
