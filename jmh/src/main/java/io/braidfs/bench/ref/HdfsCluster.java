@@ -151,6 +151,11 @@ public final class HdfsCluster implements AutoCloseable {
 
   /** The settings, as one sentence for docs/benchmarks.md. */
   public String describe() {
+    return describe(dataNodes, replication);
+  }
+
+  /** {@link #describe()} for a cluster of these sizes, before it is started. */
+  public static String describe(int dataNodes, int replication) {
     return String.format(
         Locale.ROOT,
         "HDFS %s: a NameNode and %d DataNode%s, each its own JVM on loopback, replication %d,"
@@ -209,7 +214,6 @@ public final class HdfsCluster implements AutoCloseable {
     // A fresh namespace has no blocks to wait for: leave safe mode at once.
     s.put("dfs.namenode.safemode.extension", "0");
     s.put("dfs.namenode.safemode.min.datanodes", "0");
-    s.put("dfs.heartbeat.interval", "1");
     return s;
   }
 
