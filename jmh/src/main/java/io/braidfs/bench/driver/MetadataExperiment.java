@@ -42,7 +42,7 @@ final class MetadataExperiment implements Experiment {
 
   /** Operations of each kind per pass, over all clients. */
   private static int total(Run run) {
-    return (int) run.size(320, 3200);
+    return (int) run.size(320, 1000);
   }
 
   private static int perClient(Run run, int clients) {

@@ -2,7 +2,6 @@ package io.braidfs.bench.ref;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -352,7 +351,11 @@ public final class HdfsCluster implements AutoCloseable {
     return p.toAbsolutePath().toUri().toString();
   }
 
-  /** Closes the clients, stops the DataNodes and the NameNode and waits for their JVMs. */
+  /**
+   * Closes the clients, stops the DataNodes and the NameNode and waits for their JVMs.
+   *
+   * @throws IllegalStateException if a JVM outlives SIGKILL (after every other one was stopped)
+   */
   @Override
   public synchronized void close() {
     for (FileSystem fs : clients) {
@@ -372,25 +375,32 @@ public final class HdfsCluster implements AutoCloseable {
     for (int i = processes.size() - 1; i >= 0; i--) {
       processes.get(i).destroy();
     }
+    List<Long> survivors = new ArrayList<>();
     for (int i = processes.size() - 1; i >= 0; i--) {
-      stop(processes.get(i));
+      if (!stop(processes.get(i))) {
+        survivors.add(processes.get(i).pid());
+      }
     }
     processes.clear();
     port = 0;
+    if (!survivors.isEmpty()) {
+      throw new IllegalStateException(
+          "HDFS processes " + survivors + " of " + dir + " survived SIGKILL for 10 s");
+    }
   }
 
-  private static void stop(Process p) {
+  /** Waits for a process told to stop, killing it after 10 s; false if it outlives that. */
+  private static boolean stop(Process p) {
     try {
       if (!p.waitFor(10, TimeUnit.SECONDS)) {
         p.destroyForcibly();
-        if (!p.waitFor(10, TimeUnit.SECONDS)) {
-          throw new UncheckedIOException(
-              new IOException("HDFS process " + p.pid() + " survived SIGKILL for 10 s"));
-        }
+        return p.waitFor(10, TimeUnit.SECONDS);
       }
+      return true;
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
+      return !p.isAlive();
     }
   }
 }
