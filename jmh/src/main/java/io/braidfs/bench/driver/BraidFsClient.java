@@ -4,7 +4,11 @@ import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidOutputStream;
 import java.io.IOException;
 
-/** {@link FsClient} through Braid's Java client, {@link BraidClient}. */
+/**
+ * {@link FsClient} through Braid's Java client, {@link BraidClient}.
+ *
+ * <p>Thread-safety: thread-safe, as BraidClient is.
+ */
 final class BraidFsClient implements FsClient {
   private final String name;
   private final BraidClient client;

@@ -8,6 +8,8 @@ import org.apache.hadoop.fs.Path;
 /**
  * {@link FsClient} through Hadoop's {@link FileSystem}: the same code drives HDFS and Braid's
  * {@code BraidFileSystem}, so the two differ only in the file system behind the API.
+ *
+ * <p>Thread-safety: as thread-safe as the FileSystem (both are, for these calls).
  */
 final class HadoopFsClient implements FsClient {
   private final String name;

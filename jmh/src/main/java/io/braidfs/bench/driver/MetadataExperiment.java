@@ -14,6 +14,8 @@ import java.util.Locale;
  * creates {@code k} empty files, opens each, stats each, renames each within its directory and
  * deletes each; each step is one sample of ops/s, all clients' operations over the wall time from
  * their common start to the last one's end.
+ *
+ * <p>Thread-safety: run by the driver's thread; its clients are {@link Parallel}'s threads.
  */
 final class MetadataExperiment implements Experiment {
   private static final String[] OPS = {
@@ -60,8 +62,7 @@ final class MetadataExperiment implements Experiment {
             + " Nothing is synced by the driver: Braid's MDS and HDFS's NameNode make each change"
             + " durable before answering (WAL / edit log sync), the local disk and bindfs do not"
             + " (ext4 commits in the background), so those two bound from above what a durable"
-            + " system can reach. A stat through FUSE or on the local disk can be answered from the"
-            + " kernel's attribute cache.",
+            + " system can reach.",
         run.rounds(3, 10),
         clients(run).toString().replace("[", "").replace("]", ""),
         total(run),

@@ -14,6 +14,8 @@ import java.nio.file.attribute.BasicFileAttributes;
  * {@link FsClient} through java.nio on a directory: the local disk, a FUSE mount, bindfs. Each call
  * is the system call it names (open with O_CREAT|O_EXCL, open, stat, unlink, mkdir, rename) and
  * nothing is synced, as an application's plain create and close are not.
+ *
+ * <p>Thread-safety: thread-safe (stateless over the file system).
  */
 final class NioFsClient implements FsClient {
   private final String name;

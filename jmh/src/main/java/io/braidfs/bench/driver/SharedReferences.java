@@ -21,6 +21,8 @@ import org.apache.hadoop.fs.FileSystem;
  *       replication 1, with its FUSE mount and Hadoop client;
  *   <li>{@value #BINDFS}: {@link BindfsMount} over a directory of the work disk.
  * </ul>
+ *
+ * <p>Thread-safety: call from the driver's thread, as {@link Run} requires.
  */
 final class SharedReferences {
   static final String HDFS = "hdfs";

@@ -8,6 +8,8 @@ import java.util.Locale;
  * files of 0, 1, 4 or 10 KiB (create, write, close), then deletes them, with 1, 2 and 4 clients
  * (threads), each in its own directory. Files per second for the creates and for the deletes, on
  * every system of {@link SharedReferences#metadataSystems}, alternating within each round.
+ *
+ * <p>Thread-safety: run by the driver's thread; its clients are {@link Parallel}'s threads.
  */
 final class SmallFilesExperiment implements Experiment {
   private static final int[] KIB = {0, 1, 4, 10};
