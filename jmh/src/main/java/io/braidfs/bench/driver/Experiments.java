@@ -8,6 +8,8 @@ final class Experiments {
 
   static List<Experiment> all() {
     return List.of(
+        new MetadataExperiment(),
+        new SmallFilesExperiment(),
         new BlockSizeExperiment(),
         new ScalingExperiment(),
         new StripeExperiment(),
