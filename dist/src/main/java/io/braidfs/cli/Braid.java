@@ -1,6 +1,5 @@
 package io.braidfs.cli;
 
-import io.braidfs.bench.driver.Bench;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -41,8 +40,7 @@ import picocli.CommandLine.Spec;
       DataServerCommand.class,
       LocalCommand.class,
       FsCommand.class,
-      MountCommand.class,
-      Bench.class
+      MountCommand.class
     })
 public final class Braid implements Runnable {
   /** Exit code of a command that did its work (or a server stopped on request). */

@@ -48,14 +48,6 @@ class BraidCommandTest {
   }
 
   @Test
-  void benchListsTheExperimentsOfBenchmarkingMd() {
-    Run r = run("bench", "--list");
-    assertThat(r.code()).isZero();
-    assertThat(r.out()).contains("8  rpc ");
-    assertThat(r.err()).isEmpty();
-  }
-
-  @Test
   void mdsHelpListsItsOptionsAndExitCodes() {
     Run r = run("mds", "--help");
     assertThat(r.code()).isZero();
