@@ -7,6 +7,6 @@ final class Experiments {
   private Experiments() {}
 
   static List<Experiment> all() {
-    return List.of(new WanExperiment(), new RpcExperiment());
+    return List.of(new WanExperiment(), new BuildExperiment(), new RpcExperiment());
   }
 }
