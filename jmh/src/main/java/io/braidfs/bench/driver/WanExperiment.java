@@ -279,6 +279,8 @@ final class WanExperiment implements Experiment {
     int reads = randomReads(run);
     long asked = (long) reads * READ;
     byte[] b = new byte[READ];
+    // The exact counts, since the table's three digits hide protocol overhead.
+    Map<String, List<String>> counts = new LinkedHashMap<>();
     for (int round = 0; round < run.rounds(2, 3); round++) {
       for (Entry e : Run.rotate(systems, round)) {
         long[] offsets = randomOffsets(size, reads, round);
@@ -294,6 +296,9 @@ final class WanExperiment implements Experiment {
         double millis = (System.nanoTime() - t0) / 1e6 / reads;
         awaitQuiet(link); // read-ahead still in flight counts too
         double moved = (double) link.bytesDown() / asked;
+        counts
+            .computeIfAbsent(e.system(), k -> new ArrayList<>())
+            .add(String.format(Locale.ROOT, "%,d", link.bytesDown()));
         results.record(
             RANDOM, "link bytes / bytes asked", Double.NaN, e.system(), round, moved, Unit.RATIO);
         results.record(
@@ -308,6 +313,14 @@ final class WanExperiment implements Experiment {
                 + " KiB = %d MiB asked for (1 is ideal)",
             reads,
             asked >> 20));
+    StringBuilder note =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT, "Random reads, bytes over the link per round (%,d asked):", asked));
+    counts.forEach(
+        (system, c) -> note.append(' ').append(system).append(' ').append(c).append(';'));
+    note.setCharAt(note.length() - 1, '.');
+    results.note(note.toString());
   }
 
   /**

@@ -72,10 +72,8 @@ public final class SourceBuild {
    * @throws IOException if tar or the build fails (the message names the build log)
    */
   public Times run(Path where, String name) throws IOException, InterruptedException {
-    Path tree = Files.createDirectories(where.resolve(name));
-    long t0 = System.nanoTime();
-    sh(tree, "tar xzf " + tarball + " -C " + tree);
-    double unpack = (System.nanoTime() - t0) / 1e9;
+    Path tree = where.resolve(name);
+    double unpack = unpack(where, name);
     Path top;
     try (DirectoryStream<Path> s = Files.newDirectoryStream(tree)) {
       top = s.iterator().next();
@@ -83,6 +81,18 @@ public final class SourceBuild {
     long t1 = System.nanoTime();
     sh(top, command + " >build.log 2>&1");
     return new Times(unpack, (System.nanoTime() - t1) / 1e9);
+  }
+
+  /**
+   * Only unpacks the tarball into a new directory {@code where/name}; the seconds it took.
+   *
+   * @throws IOException if tar fails
+   */
+  public double unpack(Path where, String name) throws IOException, InterruptedException {
+    Path tree = Files.createDirectories(where.resolve(name));
+    long t0 = System.nanoTime();
+    sh(tree, "tar xzf " + tarball + " -C " + tree);
+    return (System.nanoTime() - t0) / 1e9;
   }
 
   private static void sh(Path cwd, String command) throws IOException, InterruptedException {
