@@ -141,7 +141,12 @@ final class WanExperiment implements Experiment {
   public void run(Run run, Results results) throws Exception {
     long size = size(run);
     Path dir = run.scratch("exp6-wan");
-    Sshd sshd = run.shared("sshd", () -> Sshd.start(run.scratch("sshd")));
+    Sshd sshd = null;
+    if (Run.installed("sshfs")) {
+      sshd = run.shared("sshd", () -> Sshd.start(run.scratch("sshd")));
+    } else {
+      results.note("sshfs is not installed (jmh/bench-setup.sh installs it): left out.");
+    }
     try (LinkEmulator link = new LinkEmulator(ONE_WAY, RATE);
         TcpSource tcp = TcpSource.start();
         BraidOverLink braid = BraidOverLink.start(link, dir.resolve("braid"))) {
@@ -149,16 +154,22 @@ final class WanExperiment implements Experiment {
       checkEmulator(run, link, tcpRoute, results);
       Map<String, BraidClient> clients = braidClients(braid, run);
       writeFile(clients.get("automatic"), dir.resolve("sshfs-remote"), size);
+      // A null resource (sshfs not installed) is skipped by try-with-resources.
       try (Sshfs sshfs =
-          Sshfs.mount(
-              sshd,
-              link.route(sshd.address()).address(),
-              dir.resolve("sshfs-remote"),
-              Files.createDirectories(dir.resolve("sshfs")))) {
+          sshd == null
+              ? null
+              : Sshfs.mount(
+                  sshd,
+                  link.route(sshd.address()).address(),
+                  dir.resolve("sshfs-remote"),
+                  Files.createDirectories(dir.resolve("sshfs")))) {
         // The references of the "automatic" row and of the random reads; HDFS goes here too.
         List<Entry> references = new ArrayList<>();
-        references.add(
-            new Entry(SSHFS, WanSystem.file(sshfs.directory().resolve("wan")), slowReference(run)));
+        if (sshfs != null) {
+          references.add(
+              new Entry(
+                  SSHFS, WanSystem.file(sshfs.directory().resolve("wan")), slowReference(run)));
+        }
         List<Row> rows = rows(run, size, clients, WanSystem.tcp(tcpRoute), references);
         sequential(run, link, rows, results);
         List<Entry> random = new ArrayList<>();
