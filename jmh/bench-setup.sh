@@ -2,8 +2,12 @@
 # Installs what the benchmark drivers compare Braid against and fetches their inputs (run as root
 # on Debian 12; docs/benchmarks.md):
 #   - bindfs, the FUSE passthrough reference;
+#   - sshfs, the WAN reference, with openssh-server and openssh-client for the sshd that
+#     io.braidfs.bench.ref.Sshd starts on a loopback port with a config and keys of its own (it
+#     neither uses nor changes the system's sshd; Debian's package may start that one on port 22);
 #   - Debian's redis source (redis_*.orig.tar.gz) into target/bench-src, the source tree that
-#     io.braidfs.bench.fuse.FuseBench unpacks and builds (needs make and gcc).
+#     io.braidfs.bench.fuse.SourceBuild unpacks and builds for FuseBench and braid bench experiment 7
+#     (needs make and gcc).
 # Safe to run again: installed packages and a fetched tarball are left as they are.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -11,6 +15,9 @@ root=$(cd "$(dirname "$0")/.." && pwd -P)
 missing=""
 for p in bindfs make gcc; do
   command -v "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+for p in openssh-server openssh-client sshfs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
   apt-get update -q

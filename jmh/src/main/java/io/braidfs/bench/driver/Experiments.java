@@ -13,6 +13,8 @@ final class Experiments {
         new BlockSizeExperiment(),
         new ScalingExperiment(),
         new StripeExperiment(),
+        new WanExperiment(),
+        new BuildExperiment(),
         new RpcExperiment());
   }
 }

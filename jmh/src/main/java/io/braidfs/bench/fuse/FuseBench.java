@@ -1,15 +1,10 @@
 package io.braidfs.bench.fuse;
 
-import io.braidfs.client.ClientConfigKeys;
-import io.braidfs.client.MiniCluster;
-import io.braidfs.common.config.BraidConfig;
-import io.braidfs.common.rpc.HostPort;
-import io.braidfs.fuse.BraidMount;
-import io.braidfs.fuse.MountOptions;
+import io.braidfs.bench.ref.BindfsMount;
+import io.braidfs.bench.ref.BraidSystem;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,12 +29,11 @@ import java.util.concurrent.TimeUnit;
  *       the mount and on the local disk (and on bindfs, for the cost of FUSE alone).
  * </ul>
  *
- * <p>Braid is a MiniCluster in this JVM (one MDS, three data servers with their directories on the
- * same disk as the references, replication 1 as a single local disk has, stripe width 3) mounted
- * with {@link BraidMount} and the default mount options, as {@code braid local --mount} does.
- * bindfs mounts a directory of the same disk. The systems alternate in every round; each
- * measurement's median, range and ratios to the references are printed as Markdown rows and every
- * sample goes to {@code fuse.csv} in the output directory.
+ * <p>Braid is a {@link BraidSystem} (a MiniCluster in this JVM with its directories on the same
+ * disk as the references, mounted with the default options); the build is {@link SourceBuild},
+ * which {@code braid bench} experiment 7 runs too. bindfs mounts a directory of the same disk. The
+ * systems alternate in every round; each measurement's median, range and ratios to the references
+ * are printed as Markdown rows and every sample goes to {@code fuse.csv} in the output directory.
  *
  * <p>Run (after {@code jmh/bench-setup.sh}, which installs bindfs and fetches the source tarball):
  * {@code java -cp jmh/target/benchmarks.jar io.braidfs.bench.fuse.FuseBench [--size-mib 1024]
@@ -76,7 +70,7 @@ public final class FuseBench {
     Path dir = Path.of("target", "bench-fuse");
     Path out = Path.of("target", "bench");
     Path tarball = null;
-    String build = "make -j" + Runtime.getRuntime().availableProcessors() + " MALLOC=libc";
+    String build = SourceBuild.defaultCommand();
     for (int i = 0; i < args.length; i += 2) {
       if (i + 1 >= args.length) {
         throw new IllegalArgumentException("option " + args[i] + " needs a value");
@@ -93,31 +87,17 @@ public final class FuseBench {
       }
     }
     if (tarball == null) {
-      tarball = findTarball(Path.of("target", "bench-src"));
+      tarball = SourceBuild.findTarball(Path.of("target", "bench-src"));
     }
     new FuseBench(sizeMib, dir.toAbsolutePath(), out.toAbsolutePath())
-        .run(rounds, buildRounds, tarball, build);
+        .run(rounds, buildRounds, new SourceBuild(tarball, build));
   }
 
-  private static Path findTarball(Path where) throws IOException {
-    if (Files.isDirectory(where)) {
-      try (DirectoryStream<Path> s = Files.newDirectoryStream(where, "redis_*.orig.tar.gz")) {
-        for (Path p : s) {
-          return p;
-        }
-      }
-    }
-    throw new IOException(
-        "no source tarball in "
-            + where
-            + ": run jmh/bench-setup.sh (it fetches Debian's redis source) or pass --tarball");
-  }
-
-  private void run(int rounds, int buildRounds, Path tarball, String build) throws Exception {
+  private void run(int rounds, int buildRounds, SourceBuild build) throws Exception {
     deleteTree(dir);
     Files.createDirectories(dir);
     Files.createDirectories(out);
-    boolean bindfs = sh(dir, "command -v bindfs >/dev/null") == 0;
+    boolean bindfs = BindfsMount.installed();
     if (!bindfs) {
       System.out.println("bindfs is not installed (jmh/bench-setup.sh installs it): left out");
     }
@@ -134,49 +114,30 @@ public final class FuseBench {
     writeRandom(source, sizeMib << 20);
     Path clusterDir = Files.createDirectories(dir.resolve("cluster"));
     Path local = Files.createDirectories(dir.resolve("local"));
-    Path bindSrc = Files.createDirectories(dir.resolve("bindfs-src"));
-    Path bind = Files.createDirectories(dir.resolve("bindfs"));
-    Path braid = Files.createDirectories(dir.resolve("braid"));
-    try (MiniCluster cluster =
-        MiniCluster.builder(clusterDir)
-            .dataServers(3)
-            .config("braid.mds.layout.replication", "1")
-            .config("braid.mds.layout.stripe-width", "3")
-            .build()) {
-      cluster.start();
-      BraidConfig config =
-          BraidConfig.fromMap(
-              Map.of(ClientConfigKeys.MDS.name(), HostPort.of(cluster.mdsAddress()).toString()));
-      try (BraidMount mount = BraidMount.mount(braid, config, MountOptions.defaults())) {
-        if (bindfs) {
-          check(sh(dir, "bindfs " + bindSrc + " " + bind), "bindfs " + bindSrc + " " + bind);
+    // bindfs is null when not installed; try-with-resources skips a null resource.
+    try (BraidSystem mount = BraidSystem.start(clusterDir, 3);
+        BindfsMount bindMount = bindfs ? BindfsMount.mount(dir.resolve("bindfs")) : null) {
+      Path braid = mount.mount();
+      Path bind = bindMount == null ? null : bindMount.mount();
+      Map<String, Path> systems = new LinkedHashMap<>();
+      systems.put(LOCAL, local);
+      if (bindMount != null) {
+        systems.put(BINDFS, bind);
+      }
+      systems.put(BRAID, braid);
+      // warm-up: JIT compilation, connections; an eighth of the size, unrecorded
+      for (Map.Entry<String, Path> s : systems.entrySet()) {
+        sequential(0, s.getKey(), s.getValue(), source, Math.max(8, sizeMib / 8));
+      }
+      recording = true;
+      for (int round = 1; round <= rounds; round++) {
+        for (Map.Entry<String, Path> s : rotate(systems, round).entrySet()) {
+          sequential(round, s.getKey(), s.getValue(), source, sizeMib);
         }
-        try {
-          Map<String, Path> systems = new LinkedHashMap<>();
-          systems.put(LOCAL, local);
-          if (bindfs) {
-            systems.put(BINDFS, bind);
-          }
-          systems.put(BRAID, braid);
-          // warm-up: JIT compilation, connections; an eighth of the size, unrecorded
-          for (Map.Entry<String, Path> s : systems.entrySet()) {
-            sequential(0, s.getKey(), s.getValue(), source, Math.max(8, sizeMib / 8));
-          }
-          recording = true;
-          for (int round = 1; round <= rounds; round++) {
-            for (Map.Entry<String, Path> s : rotate(systems, round).entrySet()) {
-              sequential(round, s.getKey(), s.getValue(), source, sizeMib);
-            }
-          }
-          for (int round = 1; round <= buildRounds; round++) {
-            for (Map.Entry<String, Path> s : rotate(systems, round).entrySet()) {
-              unpackAndBuild(round, s.getKey(), s.getValue(), tarball, build);
-            }
-          }
-        } finally {
-          if (bindfs) {
-            sh(dir, "fusermount -u " + bind);
-          }
+      }
+      for (int round = 1; round <= buildRounds; round++) {
+        for (Map.Entry<String, Path> s : rotate(systems, round).entrySet()) {
+          unpackAndBuild(round, s.getKey(), s.getValue(), build);
         }
       }
     } finally {
@@ -220,23 +181,13 @@ public final class FuseBench {
     }
   }
 
-  private void unpackAndBuild(int round, String system, Path where, Path tarball, String build)
+  private void unpackAndBuild(int round, String system, Path where, SourceBuild build)
       throws IOException, InterruptedException {
-    Path tree = Files.createDirectories(where.resolve("build-" + round));
-    long t0 = System.nanoTime();
-    String x = "tar xzf " + tarball.toAbsolutePath() + " -C " + tree;
-    check(sh(tree, x), x);
-    double unpack = seconds(t0);
-    Path top;
-    try (DirectoryStream<Path> s = Files.newDirectoryStream(tree)) {
-      top = s.iterator().next();
-    }
-    long t1 = System.nanoTime();
-    check(sh(top, build + " >build.log 2>&1"), build + " in " + top + " (see its build.log)");
-    double make = seconds(t1);
-    time(round, system, "tar x", unpack);
-    time(round, system, "build", make);
-    time(round, system, "tar x + build", unpack + make);
+    SourceBuild.Times t = build.run(where, "build-" + round);
+    time(round, system, "tar x", t.unpackSeconds());
+    time(round, system, "build", t.buildSeconds());
+    time(round, system, "tar x + build", t.totalSeconds());
+    Path tree = where.resolve("build-" + round);
     check(sh(dir, "rm -rf " + tree), "rm -rf " + tree);
   }
 

@@ -57,6 +57,8 @@ public final class BraidSystem implements AutoCloseable {
         MiniCluster.builder(Files.createDirectories(dir.resolve("cluster")))
             .dataServers(dataServers)
             .config("braid.mds.layout.replication", "1")
+            // one chunk of a set per server, as on a real cluster
+            .config("braid.mds.layout.stripe-width", Integer.toString(dataServers))
             .build();
     FileSystem hadoop = null;
     try {
@@ -128,6 +130,7 @@ public final class BraidSystem implements AutoCloseable {
     return String.format(
         Locale.ROOT,
         "Braid: a MiniCluster in the driver's JVM (one MDS, %d data servers, replication 1,"
+            + " stripe width %<d,"
             + " durable create and close: WAL synced before the answer, data synced on close),"
             + " through the Java client, `BraidFileSystem` and the FUSE mount (default options)",
         dataServers);

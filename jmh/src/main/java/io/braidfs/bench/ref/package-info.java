@@ -1,9 +1,8 @@
 /**
- * The references and systems {@code braid bench} compares, started for a run and closed after it:
- * HDFS as separate NameNode and DataNode JVMs ({@link io.braidfs.bench.ref.HdfsCluster}), Braid
- * in-process with its FUSE mount and its Hadoop FileSystem ({@link
- * io.braidfs.bench.ref.BraidSystem}) and the bindfs FUSE passthrough ({@link
- * io.braidfs.bench.ref.BindfsMount}). Each one owns its processes, mounts and directories and
- * leaves none behind after {@code close()}.
+ * The references Braid is measured against: other systems and plain baselines (BENCHMARKING.md,
+ * "The references"), each started and stopped by the benchmark driver as real processes and
+ * sockets, never stand-ins: HDFS as separate NameNode and DataNode JVMs, Braid in-process with its
+ * FUSE mount and Hadoop FileSystem, bindfs, sshfs with its own sshd, a raw TCP source. Each class
+ * starts one reference and closes everything it started.
  */
 package io.braidfs.bench.ref;
