@@ -1,5 +1,6 @@
 package io.braidfs.bench.driver;
 
+import io.braidfs.bench.ref.HdfsCluster;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.MiniCluster;
 import java.util.List;
@@ -7,7 +8,8 @@ import java.util.List;
 /**
  * Experiment 3, the block-size sweep (HA8000, the PVFS-NFS proxy): one client writes a file with
  * application blocks of 8 KiB to 8 MiB in steps of 4x, without and with a sync after every write,
- * closes it (durable), and reads it back in blocks of the same size; Braid against the local disk.
+ * closes it (durable), and reads it back in blocks of the same size; Braid against the local disk
+ * and HDFS.
  */
 final class BlockSizeExperiment implements Experiment {
   /** The application block sizes, 8 KiB to 8 MiB in steps of 4x; experiment 5 sweeps them too. */
@@ -18,6 +20,7 @@ final class BlockSizeExperiment implements Experiment {
   private static final String WRITE_SYNC = "write, sync per write";
   private static final String READ = "read";
   private static final String READ_COLD = "read, cold";
+  private static final String HDFS = "HDFS";
 
   @Override
   public int number() {
@@ -63,7 +66,9 @@ final class BlockSizeExperiment implements Experiment {
             + " `BraidClient` streams on %s, layout stripe width 4, 1 MiB stripe units, 64 MiB"
             + " chunks; durable at close (every byte on disk before close returns), `hsync` per"
             + " write when syncing. Local disk: a `FileChannel` on the same disk, `force(true)`"
-            + " (fsync) at close, `force(false)` (fdatasync) per write when syncing. Reads come"
+            + " (fsync) at close, `force(false)` (fdatasync) per write when syncing. HDFS: %s;"
+            + " the same calls through its `FileSystem` streams (`hsync` per write when syncing)."
+            + " Reads come"
             + " from the page cache (Braid: the data servers' page cache, over loopback)%s."
             + " Every read checks each block's ends against the written pattern, and a warm-up"
             + " file per system is compared byte by byte.",
@@ -74,6 +79,7 @@ final class BlockSizeExperiment implements Experiment {
         Transfers.label(syncedSize(run, BLOCKS.get(BLOCKS.size() - 1))),
         rounds(run),
         BraidClusters.description("four"),
+        HdfsCluster.describe(SharedReferences.NODES, 1),
         Run.root()
             ? "; \"read, cold\" reads the file again after `sync; echo 3 > drop_caches`"
             : "; not root, so no cold reads");
@@ -90,7 +96,8 @@ final class BlockSizeExperiment implements Experiment {
     List<Target> systems =
         List.of(
             new BraidTarget(BraidTarget.SYSTEM, client, "/exp3", BraidTarget.layout(1 << 20, 4)),
-            new LocalDiskTarget(run.scratch("exp3-local")));
+            new LocalDiskTarget(run.scratch("exp3-local")),
+            new HadoopTarget(HDFS, SharedReferences.hdfs(run).fileSystem(), "/exp3"));
     for (Target t : systems) {
       Transfers.warmUpAndVerify(t, "warm-up", 64L << 20, 1 << 20);
     }
@@ -109,6 +116,7 @@ final class BlockSizeExperiment implements Experiment {
       }
     }
     results.ratio(BraidTarget.SYSTEM, LocalDiskTarget.SYSTEM);
+    results.ratio(BraidTarget.SYSTEM, HDFS);
     results.describe(WRITE, "create, write " + Transfers.label(size(run)) + ", durable close");
     results.describe(
         WRITE_SYNC, "create, write with hsync / fdatasync after every block, durable close");

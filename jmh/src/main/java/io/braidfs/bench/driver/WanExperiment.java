@@ -1,6 +1,7 @@
 package io.braidfs.bench.driver;
 
 import io.braidfs.bench.Throughputs;
+import io.braidfs.bench.ref.HdfsCluster;
 import io.braidfs.bench.ref.Sshd;
 import io.braidfs.bench.ref.Sshfs;
 import io.braidfs.bench.ref.TcpSource;
@@ -9,6 +10,7 @@ import io.braidfs.client.ClientConfigKeys;
 import io.braidfs.client.testing.LinkEmulator;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +23,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.fs.FileSystem;
 
 /**
  * Experiment 6, WAN read (after Mogami): one file read sequentially in 64 KiB reads across an
@@ -51,6 +55,7 @@ final class WanExperiment implements Experiment {
   private static final String BRAID = "Braid";
   private static final String TCP = "raw TCP";
   private static final String SSHFS = "sshfs";
+  private static final String HDFS = "HDFS";
   private static final String FILE = "/wan";
   private static final long MIB = 1 << 20;
 
@@ -97,7 +102,9 @@ final class WanExperiment implements Experiment {
             + " one socket through the emulator asking a server for the same number of bytes,"
             + " measured right beside Braid in every row. sshfs: its own sshd on loopback"
             + " behind the emulator, default caching (kernel page cache, sshfs read-ahead,"
-            + " `dir_cache=yes`)%s. %d rounds, systems alternating in each"
+            + " `dir_cache=yes`)%s. HDFS: the run's cluster (%s), its client's NameNode and"
+            + " DataNode sockets all routed through the emulator, file written beforehand"
+            + " without it. %d rounds, systems alternating in each"
             + " row. Random reads: %d reads of 64 KiB at random 64 KiB-aligned offsets (never"
             + " adjacent, no offset twice) through one open file, per system and round; the emulator counts the"
             + " bytes delivered from servers to the client.",
@@ -105,6 +112,7 @@ final class WanExperiment implements Experiment {
         slowBytes(run) >> 20,
         windowList(run),
         run.quick() ? ", reading the first 64 MiB only (at its pace a whole file takes 30 s)" : "",
+        HdfsCluster.describe(SharedReferences.NODES, 1),
         run.rounds(2, 3),
         randomReads(run));
   }
@@ -163,8 +171,9 @@ final class WanExperiment implements Experiment {
                   link.route(sshd.address()).address(),
                   dir.resolve("sshfs-remote"),
                   Files.createDirectories(dir.resolve("sshfs")))) {
-        // The references of the "automatic" row and of the random reads; HDFS goes here too.
+        // The references of the "automatic" row and of the random reads.
         List<Entry> references = new ArrayList<>();
+        references.add(new Entry(HDFS, hdfsOverLink(run, link, size)));
         if (sshfs != null) {
           references.add(
               new Entry(
@@ -182,8 +191,38 @@ final class WanExperiment implements Experiment {
     Throughputs.deleteTree(dir);
     results.ratio(BRAID, TCP);
     results.ratio(BRAID, SSHFS);
+    results.ratio(BRAID, HDFS);
     results.plot(SEQ, "read-ahead window (MiB)", true);
     describeTables(results);
+  }
+
+  /**
+   * HDFS (the run's shared cluster) with the test file written at loopback speed, then read by a
+   * client whose every socket, to the NameNode and to DataNodes, is routed through the link.
+   */
+  private static WanSystem hdfsOverLink(Run run, LinkEmulator link, long size) throws Exception {
+    HdfsCluster hdfs = SharedReferences.hdfs(run);
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/exp6/" + FILE);
+    byte[] block = fileBlock();
+    try (OutputStream out = hdfs.fileSystem().create(path, true)) {
+      for (long at = 0; at < size; at += block.length) {
+        out.write(block, 0, (int) Math.min(block.length, size - at));
+      }
+    }
+    Map<InetSocketAddress, InetSocketAddress> routes = new ConcurrentHashMap<>();
+    FileSystem far =
+        hdfs.fileSystem(
+            target ->
+                routes.computeIfAbsent(
+                    target,
+                    t -> {
+                      try {
+                        return link.route(t).address();
+                      } catch (IOException e) {
+                        throw new UncheckedIOException("no emulator route to " + t, e);
+                      }
+                    }));
+    return WanSystem.hadoop(far, path);
   }
 
   private static Map<String, BraidClient> braidClients(BraidOverLink braid, Run run)
@@ -219,10 +258,16 @@ final class WanExperiment implements Experiment {
     return rows;
   }
 
-  /** The same bytes to Braid (across the link) and to the directory sshd serves (locally). */
-  private static void writeFile(BraidClient braid, Path sshfsRemote, long size) throws IOException {
+  /** The test file's contents: this block, repeated. */
+  private static byte[] fileBlock() {
     byte[] block = new byte[(int) (16 * MIB)];
     new Random(6).nextBytes(block);
+    return block;
+  }
+
+  /** The same bytes to Braid (across the link) and to the directory sshd serves (locally). */
+  private static void writeFile(BraidClient braid, Path sshfsRemote, long size) throws IOException {
+    byte[] block = fileBlock();
     Files.createDirectories(sshfsRemote);
     try (OutputStream b = braid.create(FILE);
         OutputStream s = Files.newOutputStream(sshfsRemote.resolve("wan"))) {

@@ -11,11 +11,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
 
 /**
  * One system of experiment 6 (WAN read): how it opens the test file from the far side of the
  * emulated link. Adding a system is one implementation, usually a lambda over the system's own
- * stream (HDFS: {@code n -> reader over fs.open(path)}).
+ * stream.
  */
 @FunctionalInterface
 interface WanSystem {
@@ -94,6 +96,29 @@ interface WanSystem {
         @Override
         public void close() throws IOException {
           ch.close();
+        }
+      };
+    };
+  }
+
+  /** A file of a Hadoop file system (HDFS), through {@code fs}: seek then read, as an app does. */
+  static WanSystem hadoop(FileSystem fs, org.apache.hadoop.fs.Path path) {
+    return length -> {
+      FSDataInputStream in = fs.open(path);
+      return new Reader() {
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+          return in.read(b, off, len);
+        }
+
+        @Override
+        public void seek(long position) throws IOException {
+          in.seek(position);
+        }
+
+        @Override
+        public void close() throws IOException {
+          in.close();
         }
       };
     };

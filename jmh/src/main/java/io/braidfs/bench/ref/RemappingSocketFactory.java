@@ -1,10 +1,14 @@
 package io.braidfs.bench.ref;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
+import java.net.SocketException;
+import java.nio.channels.SocketChannel;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,8 +30,8 @@ import org.apache.hadoop.conf.Configuration;
  * reflection, so the remap function cannot be passed in: it is {@linkplain #register registered}
  * here under an id that the configuration carries in {@link #ID_KEY}.
  *
- * <p>The sockets are plain {@link Socket}s without a channel, which Hadoop supports (its
- * SocksSocketFactory does the same): streams with {@code setSoTimeout} timeouts instead of NIO.
+ * <p>The sockets have a {@link SocketChannel} once connected, as the default factory's do: Hadoop
+ * then does its I/O through NIO with its own timeouts, which its block reader requires.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -80,7 +84,7 @@ public final class RemappingSocketFactory extends SocketFactory implements Confi
   }
 
   @Override
-  public Socket createSocket() {
+  public Socket createSocket() throws IOException {
     return new RemappedSocket(remap);
   }
 
@@ -130,25 +134,199 @@ public final class RemappingSocketFactory extends SocketFactory implements Confi
     return id.hashCode();
   }
 
-  /** A socket that connects to the remapped address. */
+  /**
+   * A socket that connects to the remapped address, backed by a {@link SocketChannel}: HDFS's block
+   * reader needs a channel (its packet receiver refuses direct buffers on a plain stream). Until it
+   * is connected {@link #getChannel()} answers null, so Hadoop's {@code NetUtils.connect} calls
+   * {@link #connect(SocketAddress, int)}, which applies the remap; afterwards Hadoop does its I/O
+   * on the channel. Everything else is the channel's own socket.
+   */
   private static final class RemappedSocket extends Socket {
     private final Function<InetSocketAddress, InetSocketAddress> remap;
+    private final SocketChannel channel;
+    private final Socket socket;
 
-    RemappedSocket(Function<InetSocketAddress, InetSocketAddress> remap) {
+    RemappedSocket(Function<InetSocketAddress, InetSocketAddress> remap) throws IOException {
       this.remap = remap;
+      this.channel = SocketChannel.open();
+      this.socket = channel.socket();
+    }
+
+    @Override
+    public void connect(SocketAddress endpoint) throws IOException {
+      connect(endpoint, 0);
     }
 
     @Override
     public void connect(SocketAddress endpoint, int timeout) throws IOException {
+      SocketAddress to = endpoint;
       if (endpoint instanceof InetSocketAddress a) {
-        InetSocketAddress to = remap.apply(a);
+        to = remap.apply(a);
         if (to == null) {
           throw new IOException("the remap function gave no address for " + a);
         }
-        super.connect(to, timeout);
-      } else {
-        super.connect(endpoint, timeout);
       }
+      socket.connect(to, timeout);
+    }
+
+    @Override
+    public SocketChannel getChannel() {
+      return channel.isConnected() ? channel : null;
+    }
+
+    @Override
+    public void bind(SocketAddress local) throws IOException {
+      socket.bind(local);
+    }
+
+    @Override
+    public InputStream getInputStream() throws IOException {
+      return socket.getInputStream();
+    }
+
+    @Override
+    public OutputStream getOutputStream() throws IOException {
+      return socket.getOutputStream();
+    }
+
+    @Override
+    public void close() throws IOException {
+      channel.close();
+    }
+
+    @Override
+    public boolean isConnected() {
+      return socket.isConnected();
+    }
+
+    @Override
+    public boolean isBound() {
+      return socket.isBound();
+    }
+
+    @Override
+    public boolean isClosed() {
+      return socket.isClosed();
+    }
+
+    @Override
+    public InetAddress getInetAddress() {
+      return socket.getInetAddress();
+    }
+
+    @Override
+    public int getPort() {
+      return socket.getPort();
+    }
+
+    @Override
+    public InetAddress getLocalAddress() {
+      return socket.getLocalAddress();
+    }
+
+    @Override
+    public int getLocalPort() {
+      return socket.getLocalPort();
+    }
+
+    @Override
+    public SocketAddress getRemoteSocketAddress() {
+      return socket.getRemoteSocketAddress();
+    }
+
+    @Override
+    public SocketAddress getLocalSocketAddress() {
+      return socket.getLocalSocketAddress();
+    }
+
+    @Override
+    public void setTcpNoDelay(boolean on) throws SocketException {
+      socket.setTcpNoDelay(on);
+    }
+
+    @Override
+    public boolean getTcpNoDelay() throws SocketException {
+      return socket.getTcpNoDelay();
+    }
+
+    @Override
+    public void setSoTimeout(int timeout) throws SocketException {
+      socket.setSoTimeout(timeout);
+    }
+
+    @Override
+    public int getSoTimeout() throws SocketException {
+      return socket.getSoTimeout();
+    }
+
+    @Override
+    public void setKeepAlive(boolean on) throws SocketException {
+      socket.setKeepAlive(on);
+    }
+
+    @Override
+    public boolean getKeepAlive() throws SocketException {
+      return socket.getKeepAlive();
+    }
+
+    @Override
+    public void setSendBufferSize(int size) throws SocketException {
+      socket.setSendBufferSize(size);
+    }
+
+    @Override
+    public int getSendBufferSize() throws SocketException {
+      return socket.getSendBufferSize();
+    }
+
+    @Override
+    public void setReceiveBufferSize(int size) throws SocketException {
+      socket.setReceiveBufferSize(size);
+    }
+
+    @Override
+    public int getReceiveBufferSize() throws SocketException {
+      return socket.getReceiveBufferSize();
+    }
+
+    @Override
+    public void setSoLinger(boolean on, int linger) throws SocketException {
+      socket.setSoLinger(on, linger);
+    }
+
+    @Override
+    public void setReuseAddress(boolean on) throws SocketException {
+      socket.setReuseAddress(on);
+    }
+
+    @Override
+    public void setTrafficClass(int tc) throws SocketException {
+      socket.setTrafficClass(tc);
+    }
+
+    @Override
+    public void shutdownInput() throws IOException {
+      socket.shutdownInput();
+    }
+
+    @Override
+    public void shutdownOutput() throws IOException {
+      socket.shutdownOutput();
+    }
+
+    @Override
+    public boolean isInputShutdown() {
+      return socket.isInputShutdown();
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+      return socket.isOutputShutdown();
+    }
+
+    @Override
+    public String toString() {
+      return socket.toString();
     }
   }
 }
