@@ -109,7 +109,11 @@ public final class Bench implements Callable<Integer> {
     String machine = Machine.describe(work);
     System.out.println("machine: " + machine);
     boolean failed = false;
-    try (Run run = new Run(quick, rounds, work.toAbsolutePath(), results.toAbsolutePath())) {
+    Run run = new Run(quick, rounds, work.toAbsolutePath(), results.toAbsolutePath());
+    // Ctrl-C or SIGTERM: stop the references anyway (HDFS's JVMs, sshd, FUSE mounts outlive us).
+    Thread cleanup = new Thread(() -> closeQuietly(run), "braid-bench-cleanup");
+    Runtime.getRuntime().addShutdownHook(cleanup);
+    try {
       for (Experiment e : chosen) {
         Results r = new Results(e);
         long t0 = System.nanoTime();
@@ -129,12 +133,23 @@ public final class Bench implements Callable<Integer> {
             "== experiment %d took %d min %d s%n",
             e.number(), took.toMinutes(), took.toSecondsPart());
       }
+    } finally {
+      Runtime.getRuntime().removeShutdownHook(cleanup);
+      run.close();
     }
     if (docs != null) {
       DocsSection.update(docs, results, sectionHeader(machine));
       System.out.println("updated " + docs);
     }
     return failed ? 1 : 0;
+  }
+
+  private static void closeQuietly(Run run) {
+    try {
+      run.close();
+    } catch (Exception e) {
+      System.err.println("braid bench: stopping the references failed: " + e);
+    }
   }
 
   private static Path resultsBeside(Path doc) {

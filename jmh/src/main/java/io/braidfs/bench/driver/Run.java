@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * number of rounds, scratch directories on the disk under test, references shared between
  * experiments, and a few shell helpers.
  *
- * <p>Thread-safety: not thread-safe; the driver runs one experiment at a time.
+ * <p>Thread-safety: the shared references are guarded by this object's lock, so a shutdown hook may
+ * close them while an experiment runs; everything else is used by the driver's one thread.
  */
 public final class Run implements AutoCloseable {
   private final boolean quick;
@@ -77,7 +78,8 @@ public final class Run implements AutoCloseable {
    * run ends (last started, first closed).
    */
   @SuppressWarnings("unchecked")
-  public <T extends AutoCloseable> T shared(String key, Callable<T> start) throws Exception {
+  public synchronized <T extends AutoCloseable> T shared(String key, Callable<T> start)
+      throws Exception {
     AutoCloseable c = shared.get(key);
     if (c == null) {
       c = start.call();
@@ -88,7 +90,7 @@ public final class Run implements AutoCloseable {
   }
 
   /** Closes a shared reference now (an experiment that needs it gone), if it was started. */
-  public void closeShared(String key) throws Exception {
+  public synchronized void closeShared(String key) throws Exception {
     AutoCloseable c = shared.remove(key);
     if (c != null) {
       closeOrder.remove(c);
@@ -147,8 +149,9 @@ public final class Run implements AutoCloseable {
         == 0;
   }
 
+  /** Closes every shared reference, last started first; safe to call again (from a hook). */
   @Override
-  public void close() throws Exception {
+  public synchronized void close() throws Exception {
     Exception first = null;
     while (!closeOrder.isEmpty()) {
       try {

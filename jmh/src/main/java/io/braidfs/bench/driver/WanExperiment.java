@@ -97,7 +97,7 @@ final class WanExperiment implements Experiment {
             + " MiniCluster (1 MDS, 3 data servers, replication 1, stripe width 3 x 1 MiB) whose"
             + " MDS and data servers are all reached through the emulator; read-ahead off (only"
             + " the first %d MiB are read, one round trip per read), fixed windows of %s MiB"
-            + " (`braid.client.prefetch.window`; the full run also has 16, 32 and 64), and"
+            + " (`braid.client.prefetch.window`), and"
             + " automatic (window 0, the default). Raw TCP:"
             + " one socket through the emulator asking a server for the same number of bytes,"
             + " measured right beside Braid in every row. sshfs: its own sshd on loopback"
@@ -110,7 +110,7 @@ final class WanExperiment implements Experiment {
             + " bytes delivered from servers to the client.",
         size(run) >> 20,
         slowBytes(run) >> 20,
-        windowList(run),
+        windowList(),
         run.quick() ? ", reading the first 64 MiB only (at its pace a whole file takes 30 s)" : "",
         HdfsCluster.describe(SharedReferences.NODES, 1),
         run.rounds(2, 3),
@@ -135,14 +135,12 @@ final class WanExperiment implements Experiment {
     return (int) run.size(100, 400);
   }
 
-  /** The fixed windows in MiB; quick skips 16, 32 and 64. */
-  private static long[] windows(Run run) {
-    return run.quick() ? new long[] {1, 2, 4, 8, 128} : new long[] {1, 2, 4, 8, 16, 32, 64, 128};
-  }
+  /** The fixed windows in MiB, 1 to 128 in steps of 2x (quick and full alike). */
+  private static final long[] WINDOWS = {1, 2, 4, 8, 16, 32, 64, 128};
 
-  private static String windowList(Run run) {
+  private static String windowList() {
     return String.join(
-        ", ", Arrays.stream(windows(run)).mapToObj(Long::toString).toArray(String[]::new));
+        ", ", Arrays.stream(WINDOWS).mapToObj(Long::toString).toArray(String[]::new));
   }
 
   @Override
@@ -229,7 +227,7 @@ final class WanExperiment implements Experiment {
       throws IOException {
     Map<String, BraidClient> clients = new LinkedHashMap<>();
     clients.put("off", braid.client(Map.of(ClientConfigKeys.PREFETCH.name(), "false")));
-    for (long w : windows(run)) {
+    for (long w : WINDOWS) {
       clients.put(
           w + " MiB", braid.client(Map.of(ClientConfigKeys.PREFETCH_WINDOW.name(), w + "MiB")));
     }
