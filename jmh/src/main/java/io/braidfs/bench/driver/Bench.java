@@ -133,13 +133,17 @@ public final class Bench implements Callable<Integer> {
             "== experiment %d took %d min %d s%n",
             e.number(), took.toMinutes(), took.toSecondsPart());
       }
+      if (docs != null) {
+        DocsSection.update(docs, results, sectionHeader(machine));
+        System.out.println("updated " + docs);
+      }
     } finally {
-      Runtime.getRuntime().removeShutdownHook(cleanup);
+      try {
+        Runtime.getRuntime().removeShutdownHook(cleanup);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook is closing the run already
+      }
       run.close();
-    }
-    if (docs != null) {
-      DocsSection.update(docs, results, sectionHeader(machine));
-      System.out.println("updated " + docs);
     }
     return failed ? 1 : 0;
   }
@@ -181,11 +185,12 @@ public final class Bench implements Callable<Integer> {
   private String header(Experiment e, Run run, Duration took) {
     return String.format(
         Locale.ROOT,
-        "### Experiment %d: %s%n%n" + "`./braid bench %d%s` on %s: %d min %d s.%n%n%s%n",
+        "### Experiment %d: %s%n%n" + "`./braid bench %d%s%s` on %s: %d min %d s.%n%n%s%n",
         e.number(),
         e.title(),
         e.number(),
         quick ? " --quick" : "",
+        rounds > 0 ? " --rounds " + rounds : "",
         LocalDate.now(),
         took.toMinutes(),
         took.toSecondsPart(),

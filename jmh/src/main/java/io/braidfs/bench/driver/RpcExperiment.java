@@ -2,9 +2,7 @@ package io.braidfs.bench.driver;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.RunResult;
@@ -15,7 +13,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * Experiment 8, the RPC microbenchmarks: the JMH benchmarks of this module run through JMH's API,
- * one fork per round, so each fork is one sample of the tables.
+ * one fork per benchmark and round, so each fork is one sample of the tables.
  *
  * <ul>
  *   <li>null round trip, one call in flight: Braid's {@code RpcClient.callSync} against an echo
@@ -49,7 +47,8 @@ final class RpcExperiment implements Experiment {
   @Override
   public String description(Run run) {
     return String.format(
-        "JMH benchmarks of `jmh/` through JMH's API, one fork per round (%d forks), %s."
+        "JMH benchmarks of `jmh/` through JMH's API, one fork per benchmark and round (%d"
+            + " rounds, Braid and its reference alternating), %s."
             + " The null round trip is a `Ping` with an empty body through `RpcClient.callSync`"
             + " over a real loopback connection (epoll, `spin-wait=100us`, the default), against a"
             + " 28-byte echo over plain blocking `java.net.Socket`s. Pipelined: 64 null calls in"
@@ -70,99 +69,112 @@ final class RpcExperiment implements Experiment {
 
   @Override
   public void run(Run run, Results results) throws Exception {
-    String round = "null round trip, one call in flight";
-    results.describe(round, "latency percentiles of one call");
-    for (String[] b :
-        new String[][] {
-          {"io.braidfs.bench.rpc.RpcBenchmark.roundTrip", BRAID},
-          {"io.braidfs.bench.rpc.RawSocketBenchmark.roundTrip", RAW}
-        }) {
-      int f = 0;
-      for (BenchmarkResult r : jmh(run, b[0], TimeUnit.MICROSECONDS, "spinWait", "100us")) {
-        int fork = f++;
+    String trip = "null round trip, one call in flight";
+    String meta = "one metadata call end to end, one caller";
+    results.describe(trip, "latency percentiles of one call");
+    // Each round runs every benchmark in its own fork, a pair's two sides one after the other
+    // with the order rotating, so Braid and its reference alternate as in the other experiments.
+    for (int round = 0; round < forks(run); round++) {
+      for (String[] b :
+          Run.rotate(
+              List.of(
+                  new String[] {"io.braidfs.bench.rpc.RpcBenchmark.roundTrip$", BRAID},
+                  new String[] {"io.braidfs.bench.rpc.RawSocketBenchmark.roundTrip$", RAW}),
+              round)) {
+        BenchmarkResult r = one(jmh(run, b[0], TimeUnit.MICROSECONDS, "spinWait", "100us"), b[0]);
         var stats = r.getPrimaryResult().getStatistics();
-        results.record(round, "p50", 50, b[1], fork, stats.getPercentile(50), Unit.MICROS);
-        results.record(round, "p99", 99, b[1], fork, stats.getPercentile(99), Unit.MICROS);
+        results.record(trip, "p50", 50, b[1], round, stats.getPercentile(50), Unit.MICROS);
+        results.record(trip, "p99", 99, b[1], round, stats.getPercentile(99), Unit.MICROS);
       }
-    }
-    results.ratio(BRAID, RAW);
 
-    int fork = 0;
-    for (BenchmarkResult r :
-        jmh(run, "io.braidfs.bench.rpc.RpcBenchmark.pipelined", TimeUnit.SECONDS, null, null)) {
+      String pipelined = "io.braidfs.bench.rpc.RpcBenchmark.pipelined$";
       results.record(
           "pipelined, 64 calls in flight",
           "null calls",
           Double.NaN,
           BRAID,
-          fork++,
-          r.getPrimaryResult().getScore(),
+          round,
+          one(jmh(run, pipelined, TimeUnit.SECONDS), pipelined).getPrimaryResult().getScore(),
           Unit.CALLS_PER_S);
-    }
 
-    Map<String, Integer> forksSeen = new HashMap<>();
-    for (BenchmarkResult r :
-        jmh(run, "io.braidfs.bench.codec.FrameCodecBenchmark", TimeUnit.NANOSECONDS, null, null)) {
-      String label = r.getParams().getBenchmark();
-      String op = label.substring(label.lastIndexOf('.') + 1);
-      String payload = r.getParams().getParam("payloadBytes");
-      String row = op + ("0".equals(payload) ? ", no payload" : ", 64 KiB payload");
-      results.record(
-          "frame codec, ReadChunk header",
-          row,
-          Double.NaN,
-          BRAID,
-          forksSeen.merge(row, 1, Integer::sum) - 1,
-          r.getPrimaryResult().getScore(),
-          Unit.NANOS);
-    }
-
-    String meta = "one metadata call end to end, one caller";
-    for (String[] b :
-        new String[][] {
-          {"io.braidfs.bench.mds.MdsStatBenchmark.stat1$", BRAID, "stat"},
-          {"io.braidfs.bench.mds.LocalDiskMetadataBenchmark.stat1$", LOCAL, "stat"},
-          {"io.braidfs.bench.mds.MdsCreateBenchmark.create1$", BRAID, "durable create"},
-          {"io.braidfs.bench.mds.LocalDiskMetadataBenchmark.create1$", LOCAL, "durable create"}
-        }) {
-      String param = b[1].equals(LOCAL) ? "sync" : null;
-      int f = 0;
-      for (BenchmarkResult r : jmh(run, b[0], TimeUnit.SECONDS, param, "true")) {
+      // Four results per fork: encode and decode, each without and with a payload.
+      for (BenchmarkResult r :
+          jmh(run, "io.braidfs.bench.codec.FrameCodecBenchmark", TimeUnit.NANOSECONDS)) {
+        String label = r.getParams().getBenchmark();
+        String op = label.substring(label.lastIndexOf('.') + 1);
+        String payload = r.getParams().getParam("payloadBytes");
         results.record(
-            meta, b[2], Double.NaN, b[1], f++, r.getPrimaryResult().getScore(), Unit.OPS_PER_S);
+            "frame codec, ReadChunk header",
+            op + ("0".equals(payload) ? ", no payload" : ", 64 KiB payload"),
+            Double.NaN,
+            BRAID,
+            round,
+            r.getPrimaryResult().getScore(),
+            Unit.NANOS);
+      }
+
+      for (String[] b :
+          Run.rotate(
+              List.of(
+                  new String[] {"io.braidfs.bench.mds.MdsStatBenchmark.stat1$", BRAID, "stat"},
+                  new String[] {
+                    "io.braidfs.bench.mds.LocalDiskMetadataBenchmark.stat1$", LOCAL, "stat"
+                  },
+                  new String[] {
+                    "io.braidfs.bench.mds.MdsCreateBenchmark.create1$", BRAID, "durable create"
+                  },
+                  new String[] {
+                    "io.braidfs.bench.mds.LocalDiskMetadataBenchmark.create1$",
+                    LOCAL,
+                    "durable create"
+                  }),
+              round)) {
+        // Pinned: the local disk syncs as the MDS does; each Braid caller creates in its own dir.
+        String[] params =
+            b[1].equals(LOCAL) ? new String[] {"sync", "true"} : new String[] {"dirs", "perCaller"};
+        BenchmarkResult r = one(jmh(run, b[0], TimeUnit.SECONDS, params), b[0]);
+        results.record(
+            meta, b[2], Double.NaN, b[1], round, r.getPrimaryResult().getScore(), Unit.OPS_PER_S);
       }
     }
+    results.ratio(BRAID, RAW);
     results.ratio(BRAID, LOCAL);
   }
 
+  /** The one result of a run; more means a parameter was left unpinned. */
+  private static BenchmarkResult one(List<BenchmarkResult> results, String regex) {
+    if (results.size() != 1) {
+      throw new IllegalStateException(
+          "JMH gave " + results.size() + " results for " + regex + ", expected one");
+    }
+    return results.get(0);
+  }
+
   /**
-   * One JMH run of the benchmarks matching {@code regex}: one result per fork and parameter set.
+   * One JMH fork of the benchmarks matching {@code regex}, with {@code params} (name, value, ...)
+   * pinned: one result per benchmark and remaining parameter set.
    */
-  private static Collection<BenchmarkResult> jmh(
-      Run run, String regex, TimeUnit unit, String param, String value) throws Exception {
+  private static List<BenchmarkResult> jmh(Run run, String regex, TimeUnit unit, String... params)
+      throws Exception {
     ChainedOptionsBuilder o =
-        new OptionsBuilder()
-            .include(regex)
-            .forks(forks(run))
-            .timeUnit(unit)
-            .shouldFailOnError(true);
+        new OptionsBuilder().include(regex).forks(1).timeUnit(unit).shouldFailOnError(true);
     if (run.quick()) {
       o.warmupIterations(1)
           .warmupTime(TimeValue.seconds(1))
           .measurementIterations(2)
           .measurementTime(TimeValue.seconds(1));
     }
-    if (param != null) {
-      o.param(param, value);
+    for (int i = 0; i + 1 < params.length; i += 2) {
+      o.param(params[i], params[i + 1]);
     }
     Collection<RunResult> runs = new Runner(o.build()).run();
     if (runs.isEmpty()) {
       throw new IllegalStateException("JMH ran no benchmark matching " + regex);
     }
-    List<BenchmarkResult> forks = new ArrayList<>();
+    List<BenchmarkResult> results = new ArrayList<>();
     for (RunResult rr : runs) {
-      forks.addAll(rr.getBenchmarkResults());
+      results.addAll(rr.getBenchmarkResults());
     }
-    return forks;
+    return results;
   }
 }

@@ -48,8 +48,9 @@ final class SmallFilesExperiment implements Experiment {
         "%d rounds; in each, for every file size (0, 1, 4, 10 KiB) and %s concurrent clients,"
             + " every system creates about %d files over all clients (create, write, close; the"
             + " create fails if the file exists) and then deletes them, each client in its own"
-            + " directory. %s Nothing is synced by the driver: Braid's close and HDFS's close"
-            + " (`synconclose`) are durable, the local disk's and bindfs' are not.",
+            + " directory. %s Nothing is synced by the driver: the close of Braid's Java and"
+            + " Hadoop clients and HDFS's close (`synconclose`) are durable; the FUSE mount's, the"
+            + " local disk's and bindfs' are not (close(2) does not sync).",
         run.rounds(2, 10),
         clients(run).toString().replace("[", "").replace("]", ""),
         total(run),

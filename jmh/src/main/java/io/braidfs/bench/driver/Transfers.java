@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The write and read loops of the data experiments, the same for every {@link Target}: a file of
@@ -161,7 +162,12 @@ final class Transfers {
       }
       return System.nanoTime() - t0;
     } finally {
+      // On a failure the other jobs are interrupted; wait for them, so none still writes to a
+      // cluster the next measurement uses.
       pool.shutdownNow();
+      if (!pool.awaitTermination(1, TimeUnit.MINUTES)) {
+        System.err.println("braid bench: transfers still running a minute after they were stopped");
+      }
     }
   }
 

@@ -56,6 +56,7 @@ final class WanExperiment implements Experiment {
   private static final String TCP = "raw TCP";
   private static final String SSHFS = "sshfs";
   private static final String HDFS = "HDFS";
+  private static final String HDFS_DIR = "/exp6";
   private static final String FILE = "/wan";
   private static final long MIB = 1 << 20;
 
@@ -187,6 +188,7 @@ final class WanExperiment implements Experiment {
     }
     // Only after a clean run: a failed one leaves its directories for a look.
     Throughputs.deleteTree(dir);
+    SharedReferences.hdfs(run).fileSystem().delete(new org.apache.hadoop.fs.Path(HDFS_DIR), true);
     results.ratio(BRAID, TCP);
     results.ratio(BRAID, SSHFS);
     results.ratio(BRAID, HDFS);
@@ -200,7 +202,7 @@ final class WanExperiment implements Experiment {
    */
   private static WanSystem hdfsOverLink(Run run, LinkEmulator link, long size) throws Exception {
     HdfsCluster hdfs = SharedReferences.hdfs(run);
-    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/exp6/" + FILE);
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(HDFS_DIR + FILE);
     byte[] block = fileBlock();
     try (OutputStream out = hdfs.fileSystem().create(path, true)) {
       for (long at = 0; at < size; at += block.length) {
@@ -303,6 +305,7 @@ final class WanExperiment implements Experiment {
     link.resetCounters();
     byte[] b = new byte[READ];
     long t0 = System.nanoTime();
+    long nanos;
     try (WanSystem.Reader r = e.source().open(bytes)) {
       for (long left = bytes; left > 0; ) {
         int n = r.read(b, 0, (int) Math.min(READ, left));
@@ -311,8 +314,9 @@ final class WanExperiment implements Experiment {
         }
         left -= n;
       }
+      // From open to the last byte: the close (dropping read-ahead) is not part of the read.
+      nanos = System.nanoTime() - t0;
     }
-    long nanos = System.nanoTime() - t0;
     // The emulator counts a chunk just after writing it, so the reader may be a moment ahead.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
     while (link.bytesDown() < bytes && System.nanoTime() < deadline) {
@@ -340,14 +344,16 @@ final class WanExperiment implements Experiment {
         long[] offsets = randomOffsets(size, reads, round);
         awaitQuiet(link);
         link.resetCounters();
-        long t0 = System.nanoTime();
+        double millis;
         try (WanSystem.Reader in = e.source().open(size)) {
+          // After the open: the table is the time of one seek + read.
+          long t0 = System.nanoTime();
           for (int i = 0; i < reads; i++) {
             in.seek(offsets[i]);
             in.readFully(b, READ);
           }
+          millis = (System.nanoTime() - t0) / 1e6 / reads;
         }
-        double millis = (System.nanoTime() - t0) / 1e6 / reads;
         awaitQuiet(link); // read-ahead still in flight counts too
         double moved = (double) link.bytesDown() / asked;
         counts

@@ -131,8 +131,10 @@ public final class BraidSystem implements AutoCloseable {
         Locale.ROOT,
         "Braid: a MiniCluster in the driver's JVM (one MDS, %d data servers, replication 1,"
             + " stripe width %<d,"
-            + " durable create and close: WAL synced before the answer, data synced on close),"
-            + " through the Java client, `BraidFileSystem` and the FUSE mount (default options)",
+            + " durable create: WAL synced before the answer), through the Java client and"
+            + " `BraidFileSystem` (durable close: data synced on close, as HDFS with"
+            + " `synconclose`) and the FUSE mount (default options: close(2) does not sync, as on"
+            + " a local disk; fsync(2) does)",
         dataServers);
   }
 
