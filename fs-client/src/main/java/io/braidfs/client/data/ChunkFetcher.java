@@ -17,10 +17,13 @@ import io.braidfs.proto.ReplicaLocation;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a byte range of one chunk from one of its replicas, asynchronously: the nearest healthy
@@ -52,21 +55,143 @@ final class ChunkFetcher {
    * an event loop.
    */
   CompletableFuture<ByteBuf> fetch(ChunkLocation chunk, ByteString token, long offset, int length) {
-    long want = Math.min(length, chunk.getLength() - offset);
-    if (want <= 0 || chunk.getReplicasCount() == 0) {
+    ReadChunkRequest request = request(chunk, token, offset, length);
+    if (request == null) {
       return CompletableFuture.completedFuture(Unpooled.EMPTY_BUFFER);
     }
-    ReadChunkRequest request =
-        ReadChunkRequest.newBuilder()
-            .setChunk(chunk.getId())
-            .setVersion(chunk.getVersion())
-            .setOffset(offset)
-            .setLength((int) want)
-            .setToken(token)
-            .build();
     CompletableFuture<ByteBuf> result = new CompletableFuture<>();
     attempt(request, health.order(chunk.getReplicasList()), 0, result, null);
     return result;
+  }
+
+  /**
+   * As {@link #fetch}, but the answer's blocks are verified by {@link #take} on the caller's thread
+   * rather than on the event loop, which then only moves bytes: a reader that waits for its pieces
+   * anyway checks them on its own core. Completes with null when there is nothing to fetch (a hole
+   * or a cut tail); an answer not taken must be {@link Answer#release released}.
+   */
+  CompletableFuture<@Nullable Answer> fetchUnverified(
+      ChunkLocation chunk, ByteString token, long offset, int length) {
+    ReadChunkRequest request = request(chunk, token, offset, length);
+    if (request == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<@Nullable Answer> result = new CompletableFuture<>();
+    attemptUnverified(request, health.order(chunk.getReplicasList()), 0, result, null);
+    return result;
+  }
+
+  /**
+   * The verified bytes of {@code answer} (null: empty), checked on this thread; releases the
+   * answer. A replica whose bytes fail their CRC32C is reported and the remaining replicas are
+   * tried, this thread waiting for them.
+   *
+   * @throws IOException if no remaining replica could serve the range
+   */
+  ByteBuf take(@Nullable Answer answer) throws IOException {
+    if (answer == null) {
+      return Unpooled.EMPTY_BUFFER;
+    }
+    ReplicaLocation replica = answer.replicas.get(answer.index);
+    IOException bad;
+    try {
+      return verified(answer.request, replica, answer.response);
+    } catch (IOException e) {
+      bad = e;
+    }
+    health.failed(replica.getServerId());
+    CompletableFuture<ByteBuf> rest = new CompletableFuture<>();
+    attempt(answer.request, answer.replicas, answer.index + 1, rest, bad);
+    try {
+      return rest.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      rest.thenAccept(ByteBuf::release);
+      throw new InterruptedIOException("read of chunk interrupted");
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+    }
+  }
+
+  /** A replica's answer, its blocks not yet verified. */
+  static final class Answer {
+    private final ReadChunkRequest request;
+    private final List<ReplicaLocation> replicas;
+    private final int index;
+    private final RpcResponse<ReadChunkResponse> response;
+
+    private Answer(
+        ReadChunkRequest request,
+        List<ReplicaLocation> replicas,
+        int index,
+        RpcResponse<ReadChunkResponse> response) {
+      this.request = request;
+      this.replicas = replicas;
+      this.index = index;
+      this.response = response;
+    }
+
+    /** Releases the answer's bytes without reading them. */
+    void release() {
+      response.close();
+    }
+  }
+
+  private @Nullable ReadChunkRequest request(
+      ChunkLocation chunk, ByteString token, long offset, int length) {
+    long want = Math.min(length, chunk.getLength() - offset);
+    if (want <= 0 || chunk.getReplicasCount() == 0) {
+      return null;
+    }
+    return ReadChunkRequest.newBuilder()
+        .setChunk(chunk.getId())
+        .setVersion(chunk.getVersion())
+        .setOffset(offset)
+        .setLength((int) want)
+        .setToken(token)
+        .build();
+  }
+
+  private void attemptUnverified(
+      ReadChunkRequest request,
+      List<ReplicaLocation> replicas,
+      int i,
+      CompletableFuture<@Nullable Answer> result,
+      @Nullable Throwable last) {
+    if (i == replicas.size()) {
+      result.completeExceptionally(allFailed(request, replicas, last));
+      return;
+    }
+    ReplicaLocation replica = replicas.get(i);
+    rpc.call(HostPort.of(replica), RpcMethod.READ_CHUNK, request, null, options.callTimeout())
+        .whenComplete(
+            (response, failure) -> {
+              if (response != null) {
+                if (!result.complete(new Answer(request, replicas, i, response))) {
+                  response.close();
+                }
+                return;
+              }
+              health.failed(replica.getServerId());
+              attemptUnverified(request, replicas, i + 1, result, failure);
+            });
+  }
+
+  private static IOException allFailed(
+      ReadChunkRequest request, List<ReplicaLocation> replicas, @Nullable Throwable last) {
+    String why = last == null ? "no replica" : String.valueOf(last.getMessage());
+    Status status = last == null ? Status.UNAVAILABLE : StatusExceptions.statusOf(last);
+    return StatusExceptions.toIOException(
+        status,
+        "read of chunk "
+            + request.getChunk().getInodeId()
+            + ":"
+            + Integer.toUnsignedString(request.getChunk().getChunkIndex())
+            + " failed on all "
+            + replicas.size()
+            + " replicas; last: "
+            + why,
+        last);
   }
 
   private void attempt(
@@ -74,22 +199,9 @@ final class ChunkFetcher {
       List<ReplicaLocation> replicas,
       int i,
       CompletableFuture<ByteBuf> result,
-      @org.jspecify.annotations.Nullable Throwable last) {
+      @Nullable Throwable last) {
     if (i == replicas.size()) {
-      String why = last == null ? "no replica" : String.valueOf(last.getMessage());
-      Status status = last == null ? Status.UNAVAILABLE : StatusExceptions.statusOf(last);
-      result.completeExceptionally(
-          StatusExceptions.toIOException(
-              status,
-              "read of chunk "
-                  + request.getChunk().getInodeId()
-                  + ":"
-                  + Integer.toUnsignedString(request.getChunk().getChunkIndex())
-                  + " failed on all "
-                  + replicas.size()
-                  + " replicas; last: "
-                  + why,
-              last));
+      result.completeExceptionally(allFailed(request, replicas, last));
       return;
     }
     ReplicaLocation replica = replicas.get(i);

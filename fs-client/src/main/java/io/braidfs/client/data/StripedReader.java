@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Positional reads of one file: a range is cut into stripe-unit segments (and those into pieces of
@@ -157,17 +158,25 @@ public final class StripedReader {
 
   /** Fills {@code dst[writerIndex, +n)} with file bytes {@code [offset, offset + n)}. */
   private void readRange(long offset, ByteBuf dst, int n) throws IOException {
-    dst.setZero(dst.writerIndex(), n);
     List<Piece> wave = new ArrayList<>(options.maxInFlight());
     try {
       readRange(offset, dst, n, wave);
     } catch (IOException | RuntimeException e) {
       for (Piece p : wave) { // sent but never collected: release each answer when it arrives
-        if (p.data != null) {
-          p.data.thenAccept(ByteBuf::release);
-        }
+        release(p.data);
       }
       throw e;
+    }
+  }
+
+  private static void release(@Nullable CompletableFuture<ChunkFetcher.@Nullable Answer> data) {
+    if (data != null) {
+      data.thenAccept(
+          a -> {
+            if (a != null) {
+              a.release();
+            }
+          });
     }
   }
 
@@ -178,9 +187,11 @@ public final class StripedReader {
         Located l = located(s);
         ChunkLocation chunk = l.chunk(s);
         int at = (int) (s.fileOffset() - offset) + done;
-        CompletableFuture<ByteBuf> f =
-            chunk == null ? null : fetcher.fetch(chunk, l.token, s.offsetInChunk() + done, len);
-        wave.add(new Piece(at, f));
+        CompletableFuture<ChunkFetcher.@Nullable Answer> f =
+            chunk == null
+                ? null
+                : fetcher.fetchUnverified(chunk, l.token, s.offsetInChunk() + done, len);
+        wave.add(new Piece(at, len, f));
         if (wave.size() == options.maxInFlight()) {
           collect(wave, dst);
         }
@@ -189,16 +200,28 @@ public final class StripedReader {
     collect(wave, dst);
   }
 
+  /**
+   * Waits for every piece of {@code wave} in order, verifies its blocks on this thread and copies
+   * it into place; a hole, or the part of a piece past the chunk's committed length, becomes zeros.
+   */
   private void collect(List<Piece> wave, ByteBuf dst) throws IOException {
     IOException failure = null;
     for (Piece p : wave) {
+      int at = dst.writerIndex() + p.at;
       if (p.data == null) {
+        dst.setZero(at, p.length);
+        continue;
+      }
+      if (failure != null) { // the read fails anyway: release what arrives, without waiting
+        release(p.data);
         continue;
       }
       try {
-        ByteBuf b = p.data.get();
+        ByteBuf b = fetcher.take(p.data.get());
         try {
-          dst.setBytes(dst.writerIndex() + p.at, b, b.readerIndex(), b.readableBytes());
+          int got = b.readableBytes();
+          dst.setBytes(at, b, b.readerIndex(), got);
+          dst.setZero(at + got, p.length - got);
         } finally {
           b.release();
         }
@@ -206,9 +229,9 @@ public final class StripedReader {
         Thread.currentThread().interrupt();
         failure = new InterruptedIOException("read of " + path + " interrupted");
       } catch (ExecutionException e) {
-        if (failure == null) {
-          failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-        }
+        failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+      } catch (IOException e) {
+        failure = e;
       }
     }
     wave.clear();
@@ -274,6 +297,10 @@ public final class StripedReader {
     }
   }
 
-  /** One piece of a read: where it goes in the destination, and its bytes (null: a hole). */
-  private record Piece(int at, CompletableFuture<ByteBuf> data) {}
+  /**
+   * One piece of a read: where it goes in the destination, its length, and the answer (null: a
+   * hole).
+   */
+  private record Piece(
+      int at, int length, @Nullable CompletableFuture<ChunkFetcher.@Nullable Answer> data) {}
 }
