@@ -1,8 +1,11 @@
 package io.braidfs.client.data;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.braidfs.client.MiniCluster;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.dataserver.store.ChunkKey;
@@ -120,6 +123,40 @@ class ReplicaFailureTest {
               assertThat(b.getOffset()).isEqualTo(3 * 65536);
               assertThat(b.getReason()).contains("CRC32C mismatch");
             });
+  }
+
+  @Test
+  void aReadFailsWithChecksumMismatchWhenEveryReplicaIsCorrupt() throws IOException {
+    WriteTarget f = cluster.create(client, "/all-corrupt", LAYOUT);
+    byte[] data = random(4, 700_000);
+    complete(f, data);
+    ChunkLocation chunk = locations(f).getChunkSets(0).getChunks(0);
+    for (var r : chunk.getReplicasList()) {
+      flipByte(
+          cluster
+              .dataServerById(r.getServerId())
+              .store()
+              .get(ChunkKey.of(chunk.getId()))
+              .dataFile(),
+          300_000);
+    }
+
+    ByteBuf dst = Unpooled.buffer(data.length);
+    try {
+      assertThatThrownBy(() -> reader(f).read(0, dst, data.length))
+          .isInstanceOf(IOException.class)
+          .satisfies(
+              e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.CHECKSUM_MISMATCH))
+          .hasMessageContaining("failed on all 3 replicas")
+          .hasMessageContaining("CRC32C mismatch");
+      assertThat(dst.writerIndex()).isZero();
+    } finally {
+      dst.release();
+    }
+    assertThat(mds.reports)
+        .extracting(BadReplica::getServerId)
+        .containsExactlyInAnyOrderElementsOf(
+            chunk.getReplicasList().stream().map(r -> r.getServerId()).toList());
   }
 
   private io.braidfs.proto.ReplicaLocation nearest(WriteTarget f, long offset) throws IOException {
