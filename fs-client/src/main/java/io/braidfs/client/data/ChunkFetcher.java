@@ -107,7 +107,12 @@ final class ChunkFetcher {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       rest.thenAccept(ByteBuf::release);
-      throw new InterruptedIOException("read of chunk interrupted");
+      throw new InterruptedIOException(
+          "read of chunk "
+              + answer.request.getChunk().getInodeId()
+              + ":"
+              + Integer.toUnsignedString(answer.request.getChunk().getChunkIndex())
+              + " interrupted");
     } catch (ExecutionException e) {
       throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
     }

@@ -206,18 +206,38 @@ public final class StripedReader {
    */
   private void collect(List<Piece> wave, ByteBuf dst) throws IOException {
     IOException failure = null;
-    for (Piece p : wave) {
-      int at = dst.writerIndex() + p.at;
-      if (p.data == null) {
-        dst.setZero(at, p.length);
-        continue;
-      }
-      if (failure != null) { // the read fails anyway: release what arrives, without waiting
-        release(p.data);
-        continue;
-      }
-      try {
-        ByteBuf b = fetcher.take(p.data.get());
+    int k = 0;
+    try {
+      for (; k < wave.size(); k++) {
+        Piece p = wave.get(k);
+        int at = dst.writerIndex() + p.at;
+        if (p.data == null) {
+          dst.setZero(at, p.length);
+          continue;
+        }
+        if (failure != null) { // the read fails anyway: release what arrives, without waiting
+          release(p.data);
+          continue;
+        }
+        ChunkFetcher.Answer answer;
+        try {
+          answer = p.data.get();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          release(p.data);
+          failure = new InterruptedIOException("read of " + path + " interrupted");
+          continue;
+        } catch (ExecutionException e) {
+          failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+          continue;
+        }
+        ByteBuf b;
+        try {
+          b = fetcher.take(answer); // consumes the answer, also when it throws
+        } catch (IOException e) {
+          failure = e;
+          continue;
+        }
         try {
           int got = b.readableBytes();
           dst.setBytes(at, b, b.readerIndex(), got);
@@ -225,16 +245,14 @@ public final class StripedReader {
         } finally {
           b.release();
         }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        failure = new InterruptedIOException("read of " + path + " interrupted");
-      } catch (ExecutionException e) {
-        failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-      } catch (IOException e) {
-        failure = e;
       }
+    } finally {
+      // After an unchecked exception at piece k, the pieces after it were never looked at.
+      for (int i = k + 1; i < wave.size(); i++) {
+        release(wave.get(i).data);
+      }
+      wave.clear();
     }
-    wave.clear();
     if (failure != null) {
       throw failure;
     }
