@@ -18,7 +18,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -92,21 +91,13 @@ final class ChunkFetcher {
     if (answer == null) {
       return Unpooled.EMPTY_BUFFER;
     }
-    ReplicaLocation replica = answer.replicas.get(answer.index);
-    IOException bad;
+    CompletableFuture<ByteBuf> bytes = new CompletableFuture<>();
+    verifyOrNext(answer, bytes); // complete at once unless the bytes were bad
     try {
-      return verified(answer.request, replica, answer.response);
-    } catch (IOException e) {
-      bad = e;
-    }
-    health.failed(replica.getServerId());
-    CompletableFuture<ByteBuf> rest = new CompletableFuture<>();
-    attempt(answer.request, answer.replicas, answer.index + 1, rest, bad);
-    try {
-      return rest.get();
+      return bytes.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      rest.thenAccept(ByteBuf::release);
+      bytes.thenAccept(ByteBuf::release);
       throw new InterruptedIOException(
           "read of chunk "
               + answer.request.getChunk().getInodeId()
@@ -199,33 +190,37 @@ final class ChunkFetcher {
         last);
   }
 
+  /** As {@link #attemptUnverified}, then verified where the answer arrives (an event loop). */
   private void attempt(
       ReadChunkRequest request,
       List<ReplicaLocation> replicas,
       int i,
       CompletableFuture<ByteBuf> result,
       @Nullable Throwable last) {
-    if (i == replicas.size()) {
-      result.completeExceptionally(allFailed(request, replicas, last));
-      return;
+    CompletableFuture<@Nullable Answer> answer = new CompletableFuture<>();
+    attemptUnverified(request, replicas, i, answer, last);
+    answer.whenComplete(
+        (a, failure) -> {
+          if (failure != null) {
+            result.completeExceptionally(failure);
+          } else {
+            verifyOrNext(a, result);
+          }
+        });
+  }
+
+  /**
+   * Completes {@code result} with the verified bytes of {@code answer}, or, when they fail their
+   * CRC32C (reported to the MDS), with what the remaining replicas give; releases the answer.
+   */
+  private void verifyOrNext(Answer answer, CompletableFuture<ByteBuf> result) {
+    ReplicaLocation replica = answer.replicas.get(answer.index);
+    try {
+      result.complete(verified(answer.request, replica, answer.response));
+    } catch (IOException e) {
+      health.failed(replica.getServerId());
+      attempt(answer.request, answer.replicas, answer.index + 1, result, e);
     }
-    ReplicaLocation replica = replicas.get(i);
-    InetSocketAddress address = HostPort.of(replica);
-    rpc.call(address, RpcMethod.READ_CHUNK, request, null, options.callTimeout())
-        .whenComplete(
-            (response, failure) -> {
-              Throwable error = failure;
-              if (response != null) {
-                try {
-                  result.complete(verified(request, replica, response));
-                  return;
-                } catch (IOException e) {
-                  error = e;
-                }
-              }
-              health.failed(replica.getServerId());
-              attempt(request, replicas, i + 1, result, error);
-            });
   }
 
   /** The requested bytes of a response, after checking every block; releases the response. */
