@@ -8,10 +8,12 @@ import io.braidfs.mds.store.ColumnFamily;
 import io.braidfs.mds.store.Keys;
 import io.braidfs.mds.store.MdsStoreConfigKeys;
 import io.braidfs.mds.store.MetadataStore;
+import io.braidfs.mds.store.PendingWrites;
 import io.braidfs.mds.store.Records;
 import io.braidfs.mds.store.ScanPage;
 import io.braidfs.mds.store.StoreBatch;
 import io.braidfs.mds.store.StoreException;
+import io.braidfs.mds.store.StoreView;
 import io.braidfs.mds.store.proto.JournalEntry;
 import java.io.IOException;
 import java.time.Duration;
@@ -31,26 +33,32 @@ import org.slf4j.LoggerFactory;
 /**
  * The single-MDS {@link Journal}: the write-ahead log of the RocksDB {@link MetadataStore} itself.
  *
- * <p>Design. {@link #append} gives a mutation the next index and makes one atomic store write,
- * without a WAL sync, of: the mutation's batch; its record in the {@link ColumnFamily#JOURNAL}
- * family (a {@code JournalEntry}, {@link Records#encodeJournalEntry}); the removal of the record
- * {@code braid.mds.journal.retained-records} indexes older; and the applied index. When {@code
- * append} returns the mutation is visible to reads, so the namespace thread's next mutation sees
- * it, but it is not yet durable. The sync thread, {@code braid-<id>-journal-sync}, loops: it notes
- * the last index written, syncs the WAL once ({@link MetadataStore#syncWal()}), which makes every
- * write that returned before it durable, then completes the futures of every record up to that
- * index, in index order. Records appended while a sync runs wait for the next one, so a sync covers
- * one record when the MDS is idle and many under load, with no timer and no size limit (HDFS's
- * {@code FSEditLog.logSync} works the same way).
+ * <p>Design. {@link #append} gives a mutation the next index, enters its writes in the {@link
+ * #view() view} of the namespace thread ({@link PendingWrites}), so its next mutation sees them,
+ * and queues the record; the appending thread does no RocksDB work. The write thread, {@code
+ * braid-<id>-journal-write}, takes every record queued (up to {@link #MAX_GROUP}) and writes them
+ * as one atomic store write, without a WAL sync, of each record's batch; its copy in the {@link
+ * ColumnFamily#JOURNAL} family (a {@code JournalEntry}, {@link Records#encodeJournalEntry}); the
+ * removal of the record {@code braid.mds.journal.retained-records} indexes older; and the applied
+ * index of the last record. Then the records are in the store, visible to every reader, and leave
+ * the view's pending writes. The sync thread, {@code braid-<id>-journal-sync}, loops: it notes the
+ * last index written, syncs the WAL once ({@link MetadataStore#syncWal()}), which makes every write
+ * that returned before it durable, then completes the futures of every record up to that index, in
+ * index order. Records written while a sync runs wait for the next one, so a sync covers one record
+ * when the MDS is idle and many under load, with no timer and no size limit (HDFS's {@code
+ * FSEditLog.logSync} works the same way). The three threads form a pipeline: the namespace thread
+ * decides the next mutations while the write thread writes the last ones and the sync thread syncs
+ * the ones before, one RocksDB write and one WAL sync per group.
  *
- * <p>What callers see. A read may see a mutation before it is acknowledged, as on the HDFS
- * NameNode: a client may observe a file whose creation a machine crash then loses, together with
- * every later mutation (RocksDB recovers a prefix of its WAL). Nothing is acknowledged before it is
- * durable. A failed write or sync fails the store (it refuses further writes and tells its failure
- * listener, which stops the MDS); the journal then fails every record not yet acknowledged with
- * {@code UNAVAILABLE} and refuses further appends. Such a record may or may not be on disk; the
- * retry cache settles a client's retry. With {@code braid.mds.store.sync=false} there is no sync
- * thread: a record's future completes as soon as it is written, and only {@link #close()} syncs.
+ * <p>What callers see. Readers of the store see a record once it is written, before it is
+ * acknowledged, as on the HDFS NameNode: a client may observe a file whose creation a machine crash
+ * then loses, together with every later mutation (RocksDB recovers a prefix of its WAL). Nothing is
+ * acknowledged before it is durable. A failed write or sync fails the store (it refuses further
+ * writes and tells its failure listener, which stops the MDS); the journal then fails every record
+ * not yet acknowledged with {@code UNAVAILABLE} and refuses further appends. Such a record may or
+ * may not be on disk; the retry cache settles a client's retry. With {@code
+ * braid.mds.store.sync=false} there is no sync thread: a record's future completes as soon as it is
+ * written, and only {@link #close()} syncs.
  *
  * <p>Replay. A record's encoding depends only on the record, and the trim only on its index and
  * {@code retained-records}, so {@link #replay replaying} a journal's records in order into a store
@@ -58,9 +66,9 @@ import org.slf4j.LoggerFactory;
  * the same namespace, journal family and applied index ({@link JournalReplayer}).
  *
  * <p>Thread-safety: {@link #append} and {@link #replay} are called by one thread at a time (the
- * namespace's mutation thread); everything else is thread-safe. Futures complete on the sync thread
- * (on the appending thread when the store does not sync), so actions chained on them must not
- * block: a blocking callback delays every later acknowledgement.
+ * namespace's mutation thread), which also reads {@link #view()}; everything else is thread-safe.
+ * Futures complete on the sync thread (on the write thread when the store does not sync), so
+ * actions chained on them must not block: a blocking callback delays every later acknowledgement.
  */
 public final class WalJournal implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(WalJournal.class);
@@ -68,8 +76,15 @@ public final class WalJournal implements Journal {
   /** The longest {@link #close()} waits for the sync thread's last sync. */
   static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
 
-  /** A record written but not yet acknowledged, or a barrier, waiting for a sync. */
+  /** The most records the write thread writes in one store write. */
+  static final int MAX_GROUP = 1024;
+
+  /** A record not yet acknowledged, or a barrier, waiting for a sync. */
   private record Pending(long index, CompletableFuture<Long> future) {}
+
+  /** A record appended but not yet written to the store. */
+  private record Unwritten(
+      long index, String operation, long timeNs, StoreBatch batch, PendingWrites.Added added) {}
 
   private final String id;
   private final MetadataStore store;
@@ -77,17 +92,27 @@ public final class WalJournal implements Journal {
   private final boolean sync;
   private final long retained;
   private final LifeCycle lifeCycle;
+  private final PendingWrites view;
 
   private final ReentrantLock lock = new ReentrantLock();
 
-  /** Signalled when a record is pending or the sync thread should stop; guarded by lock. */
-  private final Condition work = lock.newCondition();
+  /** Signalled when a record is queued or the write thread should stop; guarded by lock. */
+  private final Condition toWrite = lock.newCondition();
 
-  /** Records waiting for a sync, in index order; guarded by lock. */
+  /** Signalled when records were written or the sync thread should stop; guarded by lock. */
+  private final Condition written = lock.newCondition();
+
+  /** Records appended, not yet written, in index order; guarded by lock. */
+  private final ArrayDeque<Unwritten> unwritten = new ArrayDeque<>();
+
+  /** Records and barriers waiting to be durable, in index order; guarded by lock. */
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
 
-  /** Set by close: the sync thread syncs what is pending, then stops; guarded by lock. */
+  /** Set by close: the threads write and sync what is queued, then stop; guarded by lock. */
   private boolean stopping;
+
+  /** Set when the write thread takes no more records (stopped or failed); guarded by lock. */
+  private boolean writerGone;
 
   /** Set when the sync thread takes no more records (stopped or failed); guarded by lock. */
   private boolean syncerGone;
@@ -95,13 +120,18 @@ public final class WalJournal implements Journal {
   /** The first failure; set under lock, read anywhere. */
   private volatile @Nullable StoreException failure;
 
-  /** The index of the last record written; written only by the appending thread. */
+  /** The index of the last record appended; written only by the appending thread. */
   private volatile long lastIndex;
+
+  /** The index of the last record written to the store; written under lock. */
+  private volatile long writtenIndex;
 
   /** The index of the last record known durable; written under lock. */
   private volatile long durableIndex;
 
   private final AtomicLong syncs = new AtomicLong();
+  private final AtomicLong groups = new AtomicLong();
+  private volatile @Nullable Thread writer;
   private volatile @Nullable Thread syncer;
 
   /**
@@ -124,6 +154,7 @@ public final class WalJournal implements Journal {
     this.sync = config.get(MdsStoreConfigKeys.SYNC);
     this.retained = config.get(MdsJournalConfigKeys.RETAINED_RECORDS);
     this.lifeCycle = new LifeCycle(id + "-journal");
+    this.view = new PendingWrites(store, () -> lastIndex);
   }
 
   /**
@@ -149,12 +180,11 @@ public final class WalJournal implements Journal {
     }
     long last = store.appliedIndex();
     lastIndex = last;
+    writtenIndex = last;
     durableIndex = last;
+    writer = startThread(this::runWriter, "write");
     if (sync) {
-      Thread t = new Thread(this::runSyncer, "braid-" + id + "-journal-sync");
-      t.setDaemon(true);
-      syncer = t;
-      t.start();
+      syncer = startThread(this::runSyncer, "sync");
     }
     if (!lifeCycle.running()) {
       // Closed while starting; the sync thread sees stopping and ends by itself.
@@ -168,12 +198,20 @@ public final class WalJournal implements Journal {
         retained);
   }
 
+  private Thread startThread(Runnable body, String role) {
+    Thread t = new Thread(body, "braid-" + id + "-journal-" + role);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
   // ---- appending ------------------------------------------------------------------------------
 
   /**
    * {@inheritDoc}
    *
-   * <p>The record is stamped with the clock's wall time. It is visible to reads when this returns.
+   * <p>The record is stamped with the clock's wall time. It is visible through {@link #view()} when
+   * this returns, and to readers of the store once written, before its future completes.
    *
    * @throws IllegalArgumentException if {@code batch} writes the journal family
    */
@@ -202,47 +240,35 @@ public final class WalJournal implements Journal {
       throws IOException {
     Objects.requireNonNull(operation, "operation");
     Objects.requireNonNull(batch, "batch");
+    if (batch.writes(ColumnFamily.JOURNAL)) {
+      throw new IllegalArgumentException(
+          id + ": " + operation + ": a batch may not write the journal family");
+    }
     StoreException refused = refusal();
     if (refused != null) {
       throw refused;
     }
-    StoreBatch.Builder journal =
-        StoreBatch.builder()
-            .put(
-                ColumnFamily.JOURNAL,
-                Keys.journal(index),
-                Records.encodeJournalEntry(operation, timeNs, batch));
-    if (index > retained) {
-      journal.delete(ColumnFamily.JOURNAL, Keys.journal(index - retained));
-    }
+    CompletableFuture<Long> future = new CompletableFuture<>();
+    lock.lock();
     try {
-      store.applyAll(List.of(batch.plus(journal.build())), index, false);
-    } catch (IOException | RuntimeException e) {
-      StoreException f =
-          e instanceof StoreException se && se.status() == Status.UNAVAILABLE
-              ? se
-              : new StoreException(
-                  Status.UNAVAILABLE,
-                  id + ": write of journal record " + index + " failed: " + e,
-                  e);
-      LOG.warn(
-          "{}: write of record {} ({}) failed; refusing further appends: {}",
-          id,
-          index,
-          operation,
-          String.valueOf(e));
-      fail(f);
-      return CompletableFuture.failedFuture(f);
+      if (failure != null || writerGone) {
+        refused = failure != null ? refusal() : notDurable(index);
+      } else {
+        unwritten.addLast(new Unwritten(index, operation, timeNs, batch, view.add(batch)));
+        pending.addLast(new Pending(index, future));
+        lastIndex = index;
+        toWrite.signal();
+      }
+    } finally {
+      lock.unlock();
     }
-    lastIndex = index;
-    if (!sync) {
-      durableIndex = index;
-      return CompletableFuture.completedFuture(index);
+    if (refused != null) {
+      throw refused;
     }
-    return await(index);
+    return future;
   }
 
-  /** A future completed once record {@code index}, already written, is durable. */
+  /** A future completed once record {@code index}, already appended, is durable. */
   private CompletableFuture<Long> await(long index) {
     CompletableFuture<Long> future = new CompletableFuture<>();
     StoreException refused = null;
@@ -250,11 +276,10 @@ public final class WalJournal implements Journal {
     try {
       if (index <= durableIndex) {
         future.complete(index);
-      } else if (failure != null || syncerGone) {
+      } else if (failure != null || (sync ? syncerGone : writerGone)) {
         refused = notDurable(index);
       } else {
         pending.addLast(new Pending(index, future));
-        work.signal();
       }
     } finally {
       lock.unlock();
@@ -294,13 +319,30 @@ public final class WalJournal implements Journal {
     return syncs.get();
   }
 
+  /** Store writes the write thread made since start, each of one group of records. */
+  public long writeCount() {
+    return groups.get();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The store with the writes of the records not yet written over it ({@link PendingWrites}).
+   */
+  @Override
+  public StoreView view() {
+    return view;
+  }
+
   // ---- reading --------------------------------------------------------------------------------
 
   /**
    * {@inheritDoc}
    *
    * <p>Reads the records from the store, so it works whether or not the journal runs, and may
-   * return records not yet durable. An empty list means {@code fromIndex} is after the last record.
+   * return records not yet durable; it first waits until the records appended before the call are
+   * written (or the journal failed or stopped). An empty list means {@code fromIndex} is after the
+   * last record.
    *
    * @throws IllegalArgumentException if {@code fromIndex < 1} or {@code limit < 1}
    * @throws IOException naming the index and what is kept if a record from {@code fromIndex} on was
@@ -313,7 +355,8 @@ public final class WalJournal implements Journal {
       throw new IllegalArgumentException(
           id + ": cannot read " + limit + " journal records from index " + fromIndex);
     }
-    long last = Math.max(lastIndex, store.appliedIndex());
+    awaitWritten(lastIndex);
+    long last = store.appliedIndex();
     if (fromIndex > last) {
       return List.of();
     }
@@ -368,6 +411,131 @@ public final class WalJournal implements Journal {
             + ")");
   }
 
+  /**
+   * Waits until record {@code index} is written, the journal failed, or nothing writes any more.
+   */
+  private void awaitWritten(long index) {
+    lock.lock();
+    try {
+      while (writtenIndex < index && failure == null && !writerGone && writer != null) {
+        written.awaitUninterruptibly();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---- write thread ---------------------------------------------------------------------------
+
+  private void runWriter() {
+    try {
+      while (true) {
+        List<Unwritten> group = new ArrayList<>();
+        lock.lock();
+        try {
+          while (unwritten.isEmpty() && !stopping && failure == null) {
+            toWrite.awaitUninterruptibly();
+          }
+          if (failure != null || unwritten.isEmpty()) {
+            return; // failed, or stopping with nothing left to write
+          }
+          while (!unwritten.isEmpty() && group.size() < MAX_GROUP) {
+            group.add(unwritten.pollFirst());
+          }
+        } finally {
+          lock.unlock();
+        }
+        if (!writeGroup(group)) {
+          return;
+        }
+      }
+    } catch (Throwable t) { // top of the thread: no future may be left hanging
+      LOG.error("{}: the journal write thread failed; refusing further appends", id, t);
+      fail(new StoreException(Status.UNAVAILABLE, id + ": the journal write thread failed", t));
+    } finally {
+      List<Pending> left = List.of();
+      lock.lock();
+      try {
+        writerGone = true;
+        unwritten.clear();
+        if (!sync) {
+          left = drain(Long.MAX_VALUE);
+        }
+        written.signalAll();
+      } finally {
+        lock.unlock();
+      }
+      for (Pending p : left) {
+        p.future().completeExceptionally(notDurable(p.index()));
+      }
+    }
+  }
+
+  /**
+   * Writes {@code group} as one store write and, without sync, acknowledges it; on failure, fails
+   * the journal.
+   *
+   * @return whether the group was written
+   */
+  private boolean writeGroup(List<Unwritten> group) {
+    List<StoreBatch> batches = new ArrayList<>(group.size());
+    for (Unwritten u : group) {
+      StoreBatch.Builder journal =
+          StoreBatch.builder()
+              .put(
+                  ColumnFamily.JOURNAL,
+                  Keys.journal(u.index()),
+                  Records.encodeJournalEntry(u.operation(), u.timeNs(), u.batch()));
+      if (u.index() > retained) {
+        journal.delete(ColumnFamily.JOURNAL, Keys.journal(u.index() - retained));
+      }
+      batches.add(u.batch().plus(journal.build()));
+    }
+    long first = group.get(0).index();
+    long last = group.get(group.size() - 1).index();
+    try {
+      store.applyAll(batches, first, false);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn(
+          "{}: write of records {}..{} failed; refusing further appends: {}",
+          id,
+          first,
+          last,
+          String.valueOf(e));
+      fail(
+          e instanceof StoreException se && se.status() == Status.UNAVAILABLE
+              ? se
+              : new StoreException(
+                  Status.UNAVAILABLE,
+                  id + ": write of journal records " + first + ".." + last + " failed: " + e,
+                  e));
+      return false;
+    }
+    groups.incrementAndGet();
+    for (Unwritten u : group) {
+      view.written(u.added());
+    }
+    List<Pending> done = List.of();
+    lock.lock();
+    try {
+      if (failure != null) {
+        return false; // a sync failed meanwhile and already failed what was pending
+      }
+      writtenIndex = last;
+      if (!sync) {
+        durableIndex = last;
+        done = drain(last);
+      }
+      written.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    for (Pending p : done) {
+      p.future().complete(p.index());
+    }
+    return true;
+  }
+
   // ---- sync thread ----------------------------------------------------------------------------
 
   private void runSyncer() {
@@ -375,11 +543,11 @@ public final class WalJournal implements Journal {
       while (true) {
         lock.lock();
         try {
-          while (pending.isEmpty() && !stopping && failure == null) {
-            work.awaitUninterruptibly();
+          while (writtenIndex <= durableIndex && failure == null && !(stopping && writerGone)) {
+            written.awaitUninterruptibly();
           }
-          if (failure != null || (pending.isEmpty() && stopping)) {
-            return;
+          if (failure != null || writtenIndex <= durableIndex) {
+            return; // failed, or stopping with everything written synced
           }
         } finally {
           lock.unlock();
@@ -406,7 +574,7 @@ public final class WalJournal implements Journal {
 
   /** Syncs everything written so far and acknowledges it; on failure, fails the journal. */
   private void syncOnce() {
-    long target = lastIndex; // every record up to here was written before the sync starts
+    long target = writtenIndex; // every record up to here was written before the sync starts
     try {
       store.syncWal();
     } catch (IOException | RuntimeException e) {
@@ -459,7 +627,8 @@ public final class WalJournal implements Journal {
         failure = cause;
       }
       failed = drain(Long.MAX_VALUE);
-      work.signal();
+      toWrite.signal();
+      written.signalAll();
     } finally {
       lock.unlock();
     }
@@ -496,8 +665,9 @@ public final class WalJournal implements Journal {
   // ---- life cycle -----------------------------------------------------------------------------
 
   /**
-   * Makes every record appended so far durable, completing its future, then stops the sync thread,
-   * waiting at most {@link #CLOSE_WAIT}. Later appends are refused. Does not close the store.
+   * Writes and makes durable every record appended so far, completing its future, then stops the
+   * write and sync threads, waiting at most {@link #CLOSE_WAIT} for each. Later appends are
+   * refused. Does not close the store.
    */
   @Override
   public void close() {
@@ -507,21 +677,13 @@ public final class WalJournal implements Journal {
     lock.lock();
     try {
       stopping = true;
-      work.signal();
+      toWrite.signal();
+      written.signalAll();
     } finally {
       lock.unlock();
     }
-    Thread t = syncer;
-    if (t != null && t != Thread.currentThread()) {
-      try {
-        t.join(CLOSE_WAIT.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      if (t.isAlive()) {
-        LOG.warn("{}: the journal sync thread did not stop within {}", id, CLOSE_WAIT);
-      }
-    }
+    join(writer, "write");
+    join(syncer, "sync");
     if (!sync && failure == null && lastIndex > 0 && store.isWritable()) {
       try {
         store.syncWal();
@@ -531,6 +693,20 @@ public final class WalJournal implements Journal {
     }
     lifeCycle.closed();
     LOG.info("{}: journal closed at index {} (durable {})", id, lastIndex, durableIndex);
+  }
+
+  private void join(@Nullable Thread t, String role) {
+    if (t == null || t == Thread.currentThread()) {
+      return;
+    }
+    try {
+      t.join(CLOSE_WAIT.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (t.isAlive()) {
+      LOG.warn("{}: the journal {} thread did not stop within {}", id, role, CLOSE_WAIT);
+    }
   }
 
   @Override

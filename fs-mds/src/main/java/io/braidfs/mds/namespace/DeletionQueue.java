@@ -63,7 +63,7 @@ public final class DeletionQueue {
     pending.clear();
     byte[] cursor = null;
     do {
-      ScanPage page = ns.store.scan(ColumnFamily.DELETIONS, new byte[0], cursor, 1024);
+      ScanPage page = ns.decided.scan(ColumnFamily.DELETIONS, new byte[0], cursor, 1024);
       for (ScanPage.Entry e : page.entries()) {
         long seq = Keys.readU64(e.key(), 0);
         pending.put(seq, new Entry(seq, Records.decodeDeletion(e.key(), e.value())));

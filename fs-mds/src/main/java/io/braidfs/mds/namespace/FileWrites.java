@@ -165,7 +165,11 @@ public final class FileWrites {
     m.putInode(updated);
     OpenResponse.Builder out =
         reads.open(
-            client, updated, req.getMaxChunkSets(), CapabilityToken.READ | CapabilityToken.WRITE);
+            m,
+            client,
+            updated,
+            req.getMaxChunkSets(),
+            CapabilityToken.READ | CapabilityToken.WRITE);
     return out.setLease(lease(file.id())).build();
   }
 

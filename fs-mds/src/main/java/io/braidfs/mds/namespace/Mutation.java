@@ -23,8 +23,9 @@ import org.jspecify.annotations.Nullable;
  * time, placements) is decided before {@link #batch()} is taken, so applying the record is
  * deterministic.
  *
- * <p>{@link #scan} reads the store only, not this mutation's own writes: operations scan before
- * they write.
+ * <p>Reads go to this mutation's own writes first, then to the view it was made over (the journal's
+ * view: the store and the records appended but not yet written). {@link #scan} reads that view
+ * only, not this mutation's own writes: operations scan before they write.
  *
  * <p>Thread-safety: not thread-safe; used by the mutation thread only.
  */

@@ -53,7 +53,13 @@ public final class Namespace {
   static final long ALL_CHUNKS = 0xFFFF_FFFFL;
 
   final String id;
+
+  /** The store, for reads on any thread: what the journal wrote. */
   final StoreView store;
+
+  /** What the mutation thread reads: the store with every record appended, written or not. */
+  final StoreView decided;
+
   final Clock clock;
   final Resolver resolver;
   final Permissions permissions;
@@ -75,10 +81,15 @@ public final class Namespace {
   /**
    * A namespace over {@code store} with the settings of {@code config}; {@link #load} must run
    * before any operation.
+   *
+   * @param store the store, read by read-only operations on any thread
+   * @param decided what mutations read: the store as the journal's appended records leave it
+   *     ({@link io.braidfs.mds.journal.Journal#view()})
    */
   public Namespace(
       String id,
       StoreView store,
+      StoreView decided,
       BraidConfig config,
       Clock clock,
       LeaseManager leases,
@@ -86,6 +97,7 @@ public final class Namespace {
       ChunkPlacement placement) {
     this.id = id;
     this.store = store;
+    this.decided = decided;
     this.clock = clock;
     this.permissions = Permissions.from(config);
     this.resolver = new Resolver(permissions);
@@ -120,7 +132,7 @@ public final class Namespace {
    * counters, a cluster id and a token signing key.
    */
   public Mutation format() {
-    Mutation m = new Mutation(store, nowNs());
+    Mutation m = new Mutation(decided, nowNs());
     long now = m.nowNs();
     m.putInode(
         Tree.ROOT,
@@ -152,9 +164,9 @@ public final class Namespace {
    * can run).
    */
   public void load() throws IOException {
-    counters.load(store);
-    byte[] cid = store.get(ColumnFamily.META, CLUSTER_ID);
-    byte[] key = store.get(ColumnFamily.META, SIGNING_KEY);
+    counters.load(decided);
+    byte[] cid = decided.get(ColumnFamily.META, CLUSTER_ID);
+    byte[] key = decided.get(ColumnFamily.META, SIGNING_KEY);
     if (cid == null || key == null) {
       throw Resolver.fail(Status.INTERNAL, id + ": the namespace is not formatted");
     }
@@ -164,7 +176,7 @@ public final class Namespace {
     deletions.load();
     byte[] cursor = null;
     do {
-      ScanPage page = store.scan(ColumnFamily.INODES, new byte[0], cursor, 4096);
+      ScanPage page = decided.scan(ColumnFamily.INODES, new byte[0], cursor, 4096);
       for (ScanPage.Entry e : page.entries()) {
         InodeRecord r = Records.decodeInode(e.key(), e.value());
         if (r.hasOpenForWrite()) {
@@ -211,12 +223,12 @@ public final class Namespace {
 
   /** Reloads the counters after a mutation was abandoned before reaching the journal. */
   public void abandoned() throws IOException {
-    counters.load(store);
+    counters.load(decided);
   }
 
   /** A new mutation stamped with the current time. */
   public Mutation newMutation() {
-    return new Mutation(store, nowNs());
+    return new Mutation(decided, nowNs());
   }
 
   long nowNs() {
@@ -334,7 +346,7 @@ public final class Namespace {
     byte[] prefix = Keys.chunkPrefix(inode);
     byte[] cursor = fromIndex == 0 ? null : Keys.chunk(inode, (int) fromIndex - 1);
     do {
-      ScanPage page = store.scan(ColumnFamily.CHUNKS, prefix, cursor, 1024);
+      ScanPage page = m.scan(ColumnFamily.CHUNKS, prefix, cursor, 1024);
       for (ScanPage.Entry e : page.entries()) {
         ChunkRecord c = Records.decodeChunk(e.key(), e.value());
         m.delete(ColumnFamily.CHUNKS, e.key());
@@ -352,7 +364,7 @@ public final class Namespace {
   private void deleteAll(Mutation m, ColumnFamily family, byte[] prefix) throws IOException {
     byte[] cursor = null;
     do {
-      ScanPage page = store.scan(family, prefix, cursor, 1024);
+      ScanPage page = m.scan(family, prefix, cursor, 1024);
       for (ScanPage.Entry e : page.entries()) {
         m.delete(family, e.key());
       }

@@ -279,15 +279,18 @@ public final class NamespaceReads {
     Inode file = ns.target(ns.store, caller, "open", req.getPath(), req.getInodeId(), true);
     checkRegular("open", req.getPath(), file);
     ns.check(caller, "open", req.getPath(), file, Access.READ);
-    return open(client, file, req.getMaxChunkSets(), CapabilityToken.READ).build();
+    return open(ns.store, client, file, req.getMaxChunkSets(), CapabilityToken.READ).build();
   }
 
-  /** The answer to an open of {@code file}, without a lease. */
-  OpenResponse.Builder open(Client client, Inode file, int maxSets, int modes) throws IOException {
+  /**
+   * The answer to an open of {@code file}, without a lease, with the chunk sets {@code v} holds.
+   */
+  OpenResponse.Builder open(StoreView v, Client client, Inode file, int maxSets, int modes)
+      throws IOException {
     OpenResponse.Builder out = OpenResponse.newBuilder().setAttributes(Attrs.of(file));
     int sets = maxSets == 0 ? 1 : Math.min(maxSets, 1024);
     for (long s = 0; s < sets; s++) {
-      ChunkSetLocation loc = ns.chunkSetOrNull(ns.store, file.id(), file.record().getLayout(), s);
+      ChunkSetLocation loc = ns.chunkSetOrNull(v, file.id(), file.record().getLayout(), s);
       if (loc == null) {
         break;
       }

@@ -121,7 +121,7 @@ public final class MdsServer implements Service {
     // thread) instead of SecureRandom (a lock and /dev/urandom mixing per create).
     ChunkPlacement placement = new ChunkPlacement(registry, config, new Random());
     LeaseManager leases = LeaseManager.from(config, clock);
-    Namespace ns = new Namespace(id, s, config, clock, leases, registry, placement);
+    Namespace ns = new Namespace(id, s, j.view(), config, clock, leases, registry, placement);
     namespace = ns;
     if (!ns.isFormatted()) {
       Mutation format = ns.format();
@@ -139,7 +139,6 @@ public final class MdsServer implements Service {
     MutationRunner runner =
         new MutationRunner(
             ns,
-            s,
             j,
             mutationThread,
             audit,

@@ -12,8 +12,8 @@ import io.braidfs.mds.namespace.Mutation;
 import io.braidfs.mds.namespace.Namespace;
 import io.braidfs.mds.store.ColumnFamily;
 import io.braidfs.mds.store.Keys;
-import io.braidfs.mds.store.MetadataStore;
 import io.braidfs.mds.store.Records;
+import io.braidfs.mds.store.StoreView;
 import io.braidfs.mds.store.proto.RetryEntry;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs namespace mutations on the single mutation thread: checks the retry cache, decides the
  * mutation, appends it to the journal (with its retry-cache entry, in the same record) and answers
- * once the record is durable. A failed decision writes nothing and answers its status at once.
+ * once the record is durable. A failed decision writes nothing and answers its status once every
+ * record appended before it is durable (at once when they all are): it was decided on the journal's
+ * view, which may hold records that readers of the store cannot see yet.
  *
  * <p>A retry (same client id, call id and method) is answered from the retry cache with the first
  * answer, after a journal barrier so that it is never answered before the original is durable. Only
@@ -58,7 +60,10 @@ final class MutationRunner {
   }
 
   private final Namespace ns;
-  private final MetadataStore store;
+
+  /** What the mutation thread reads ({@link Journal#view()}): the retry cache is read there. */
+  private final StoreView view;
+
   private final Journal journal;
   private final ExecutorService mutationThread;
   private final Audit audit;
@@ -68,7 +73,6 @@ final class MutationRunner {
 
   MutationRunner(
       Namespace ns,
-      MetadataStore store,
       Journal journal,
       ExecutorService mutationThread,
       Audit audit,
@@ -76,8 +80,8 @@ final class MutationRunner {
       long retryTtlMs,
       io.braidfs.common.clock.Clock clock) {
     this.ns = ns;
-    this.store = store;
     this.journal = journal;
+    this.view = journal.view();
     this.mutationThread = mutationThread;
     this.audit = audit;
     this.metrics = metrics;
@@ -153,13 +157,27 @@ final class MutationRunner {
       }
       audit.log(client, name, target, status);
       metrics.failed(name);
-      call.fail(status, e.getMessage() == null ? e.toString() : e.getMessage());
+      String message = e.getMessage() == null ? e.toString() : e.getMessage();
+      // The decision read records that may not be written yet: answer once they are durable, so
+      // no answer tells of a state that readers cannot see yet or that a crash could still lose.
+      journal
+          .barrier()
+          .whenComplete(
+              (i, err) -> {
+                if (err == null) {
+                  call.fail(status, message);
+                } else {
+                  call.fail(
+                      Status.UNAVAILABLE,
+                      "the journal failed before what this answer rests on was durable: " + err);
+                }
+              });
     }
   }
 
   private <Q extends Message, R extends Message> @Nullable R cached(
       ServerCall<Q, R> call, byte[] key) throws IOException {
-    byte[] value = store.get(ColumnFamily.RETRY, key);
+    byte[] value = view.get(ColumnFamily.RETRY, key);
     if (value == null) {
       return null;
     }
@@ -199,7 +217,7 @@ final class MutationRunner {
    * @return the cursor to continue from, or null after the last entry
    */
   byte @Nullable [] sweepRetryCache(byte @Nullable [] cursor, int max) throws IOException {
-    var page = store.scan(ColumnFamily.RETRY, new byte[0], cursor, max);
+    var page = view.scan(ColumnFamily.RETRY, new byte[0], cursor, max);
     Mutation m = ns.newMutation();
     long now = clock.currentTimeMillis();
     for (var e : page.entries()) {

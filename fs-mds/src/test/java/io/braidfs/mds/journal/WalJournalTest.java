@@ -20,6 +20,7 @@ import io.braidfs.mds.store.StoreBatch;
 import io.braidfs.mds.store.StoreException;
 import io.braidfs.mds.store.StoreFaults;
 import io.braidfs.mds.store.StoreOptions;
+import io.braidfs.mds.store.StoreView;
 import io.braidfs.mds.store.proto.JournalEntry;
 import io.braidfs.mds.store.proto.JournalOp;
 import java.io.IOException;
@@ -139,11 +140,14 @@ class WalJournalTest {
     long syncsBefore = rocks.walSyncCount();
     CompletableFuture<Long> f = journal.append("create f1", create(1));
 
-    // Visible to the next mutation and to readers, before it is durable.
-    assertThat(inode(1)).isEqualTo(Keys.u64(1));
+    // Visible to the next mutation at once, through the journal's view.
+    assertThat(journal.view().get(ColumnFamily.INODES, Keys.inode(1))).isEqualTo(Keys.u64(1));
     assertThat(journal.lastIndex()).isEqualTo(1);
-    assertThat(store.appliedIndex()).isEqualTo(1);
+    assertThat(journal.view().appliedIndex()).isEqualTo(1);
+    // Written, so visible to readers of the store, before it is durable.
     Await.until("the sync thread to wait at the gate", WAIT, store::syncWaiting);
+    assertThat(inode(1)).isEqualTo(Keys.u64(1));
+    assertThat(store.appliedIndex()).isEqualTo(1);
     assertThat(f).isNotDone();
     assertThat(journal.durableIndex()).isZero();
 
@@ -151,6 +155,51 @@ class WalJournalTest {
     assertThat(f.join()).isEqualTo(1);
     assertThat(journal.durableIndex()).isEqualTo(1);
     assertThat(rocks.walSyncCount()).isGreaterThan(syncsBefore);
+  }
+
+  @Test
+  void theViewSeesRecordsNotYetWrittenAndRecordsQueuedMeanwhileShareOneWrite() throws Exception {
+    open();
+    store.holdWrites(0);
+    CompletableFuture<Long> f1 = journal.append("create f1", create(1));
+    Await.until("the write thread to wait at the gate", WAIT, store::writeWaiting);
+    // Record 2 replaces f1's entry and removes its inode; record 3 adds f3.
+    StoreBatch move =
+        StoreBatch.builder()
+            .delete(ColumnFamily.INODES, Keys.inode(1))
+            .put(ColumnFamily.DENTRIES, Keys.dentry(1, "f1"), Keys.u64(2))
+            .build();
+    CompletableFuture<Long> f2 = journal.append("replace f1", move);
+    List<CompletableFuture<Long>> later = new ArrayList<>();
+    for (long i = 3; i <= 100; i++) {
+      later.add(journal.append("create f" + i, create(i)));
+    }
+
+    StoreView view = journal.view();
+    assertThat(view.get(ColumnFamily.INODES, Keys.inode(1))).isNull();
+    assertThat(view.get(ColumnFamily.DENTRIES, Keys.dentry(1, "f1"))).isEqualTo(Keys.u64(2));
+    assertThat(view.get(ColumnFamily.INODES, Keys.inode(100))).isEqualTo(Keys.u64(100));
+    assertThat(view.scan(ColumnFamily.INODES, new byte[0], null, 1000).size()).isEqualTo(98);
+    assertThat(view.scan(ColumnFamily.DENTRIES, Keys.dentryPrefix(1), null, 1000).size())
+        .isEqualTo(99);
+    // Nothing is in the store yet, and nothing is acknowledged.
+    assertThat(inode(1)).isNull();
+    assertThat(store.appliedIndex()).isZero();
+    assertThat(f1).isNotDone();
+    assertThat(journal.writeCount()).isZero();
+
+    store.openWriteGate();
+    assertThat(f2.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(2);
+    for (CompletableFuture<Long> f : later) {
+      f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+    // Record 1 alone (taken before the others came), then 2..100 in one write.
+    assertThat(journal.writeCount()).isEqualTo(2);
+    assertThat(inode(1)).isNull();
+    assertThat(store.get(ColumnFamily.DENTRIES, Keys.dentry(1, "f1"))).isEqualTo(Keys.u64(2));
+    assertThat(store.scan(ColumnFamily.INODES, new byte[0], null, 1000).size()).isEqualTo(98);
+    assertThat(store.appliedIndex()).isEqualTo(100);
+    assertThat(journal.read(1, 1000)).extracting(JournalRecord::index).hasSize(100);
   }
 
   @Test
@@ -178,6 +227,8 @@ class WalJournalTest {
           });
     }
     assertThat(futures).noneMatch(CompletableFuture::isDone);
+    Await.until(
+        "the write thread to write every record", WAIT, () -> store.appliedIndex() == appends);
     assertThat(inode(appends)).isNotNull();
 
     store.openGate();
@@ -245,11 +296,13 @@ class WalJournalTest {
   }
 
   @Test
-  void withoutSyncEveryAppendCompletesAtOnce() throws IOException {
+  void withoutSyncEveryAppendCompletesOnceWritten() throws Exception {
     open(config(false, 1_000_000));
     long syncsBefore = rocks.walSyncCount();
     for (long i = 1; i <= 100; i++) {
-      assertThat(journal.append("create f" + i, create(i))).isCompletedWithValue(i);
+      assertThat(journal.append("create f" + i, create(i)).get(WAIT.toSeconds(), TimeUnit.SECONDS))
+          .isEqualTo(i);
+      assertThat(store.appliedIndex()).isEqualTo(i);
     }
     assertThat(journal.barrier()).isCompletedWithValue(100L);
     assertThat(journal.durableIndex()).isEqualTo(100);
@@ -320,7 +373,11 @@ class WalJournalTest {
     assertThat(storeFailures).hasSize(1);
     assertThat(inode(3)).isNull();
     assertThat(store.appliedIndex()).isEqualTo(2);
-    assertThat(journal.lastIndex()).isEqualTo(2);
+    assertThat(journal.lastIndex()).isEqualTo(3); // appended, never written
+    Await.until(
+        "the write thread to end",
+        WAIT,
+        () -> Await.braidThreads().stream().noneMatch(t -> t.contains("journal-write")));
     assertFailsWith(journal.barrier(), Status.UNAVAILABLE);
 
     store.openGate(); // the held sync is refused by the failed store; the thread ends

@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * A fake {@link MetadataStore} for tests: a real store whose {@link #syncWal()} first takes a
  * permit from a gate, so a test can hold a sync thread at a known point and let writes pile up
  * behind it. The gate starts open (unlimited); {@link #hold(int)} replaces it with one holding
- * {@code n} permits. Writes pass straight through.
+ * {@code n} permits. Writes ({@link #applyAll}) have a gate of their own, {@link #holdWrites(int)},
+ * also open at first.
  *
  * <p>Public for the journal's tests.
  *
@@ -19,6 +20,7 @@ import org.jspecify.annotations.Nullable;
 public final class GatedStore implements MetadataStore {
   private final MetadataStore delegate;
   private volatile @Nullable Semaphore gate;
+  private volatile @Nullable Semaphore writeGate;
 
   public GatedStore(MetadataStore delegate) {
     this.delegate = delegate;
@@ -52,6 +54,33 @@ public final class GatedStore implements MetadataStore {
     return g != null && g.hasQueuedThreads();
   }
 
+  /** From now on, let only {@code permits} writes through until {@link #openWriteGate()}. */
+  public void holdWrites(int permits) {
+    writeGate = new Semaphore(permits);
+  }
+
+  /** Opens the write gate for good. */
+  public void openWriteGate() {
+    Semaphore g = writeGate;
+    writeGate = null;
+    if (g != null) {
+      g.release(Integer.MAX_VALUE / 2);
+    }
+  }
+
+  /** Whether a write is waiting at the write gate. */
+  public boolean writeWaiting() {
+    Semaphore g = writeGate;
+    return g != null && g.hasQueuedThreads();
+  }
+
+  private void passWriteGate() {
+    Semaphore g = writeGate;
+    if (g != null) {
+      g.acquireUninterruptibly();
+    }
+  }
+
   @Override
   public void syncWal() throws IOException {
     Semaphore g = gate;
@@ -63,11 +92,13 @@ public final class GatedStore implements MetadataStore {
 
   @Override
   public void applyAll(List<StoreBatch> batches, long firstIndex) throws IOException {
+    passWriteGate();
     delegate.applyAll(batches, firstIndex);
   }
 
   @Override
   public void applyAll(List<StoreBatch> batches, long firstIndex, boolean sync) throws IOException {
+    passWriteGate();
     delegate.applyAll(batches, firstIndex, sync);
   }
 
