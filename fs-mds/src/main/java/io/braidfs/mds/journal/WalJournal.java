@@ -79,6 +79,12 @@ public final class WalJournal implements Journal {
   /** The most records the write thread writes in one store write. */
   static final int MAX_GROUP = 1024;
 
+  /**
+   * The most records appended and not yet written: an append waits beyond it, so the namespace
+   * thread cannot run ahead of RocksDB (a write stall, a replay) with an unbounded queue and view.
+   */
+  static final int MAX_UNWRITTEN = 4 * MAX_GROUP;
+
   /** A record not yet acknowledged, or a barrier, waiting for a sync. */
   private record Pending(long index, CompletableFuture<Long> future) {}
 
@@ -101,6 +107,9 @@ public final class WalJournal implements Journal {
 
   /** Signalled when records were written or the sync thread should stop; guarded by lock. */
   private final Condition written = lock.newCondition();
+
+  /** Signalled when the write thread took records from the queue or stopped; guarded by lock. */
+  private final Condition room = lock.newCondition();
 
   /** Records appended, not yet written, in index order; guarded by lock. */
   private final ArrayDeque<Unwritten> unwritten = new ArrayDeque<>();
@@ -211,7 +220,8 @@ public final class WalJournal implements Journal {
    * {@inheritDoc}
    *
    * <p>The record is stamped with the clock's wall time. It is visible through {@link #view()} when
-   * this returns, and to readers of the store once written, before its future completes.
+   * this returns, and to readers of the store once written, before its future completes. Waits
+   * while {@link #MAX_UNWRITTEN} records are not yet written.
    *
    * @throws IllegalArgumentException if {@code batch} writes the journal family
    */
@@ -251,6 +261,9 @@ public final class WalJournal implements Journal {
     CompletableFuture<Long> future = new CompletableFuture<>();
     lock.lock();
     try {
+      while (unwritten.size() >= MAX_UNWRITTEN && failure == null && !writerGone) {
+        room.awaitUninterruptibly();
+      }
       if (failure != null || writerGone) {
         refused = failure != null ? refusal() : notDurable(index);
       } else {
@@ -437,11 +450,13 @@ public final class WalJournal implements Journal {
             toWrite.awaitUninterruptibly();
           }
           if (failure != null || unwritten.isEmpty()) {
+            writerGone = true; // under the same lock: no append is queued after this
             return; // failed, or stopping with nothing left to write
           }
           while (!unwritten.isEmpty() && group.size() < MAX_GROUP) {
             group.add(unwritten.pollFirst());
           }
+          room.signal();
         } finally {
           lock.unlock();
         }
@@ -462,6 +477,7 @@ public final class WalJournal implements Journal {
           left = drain(Long.MAX_VALUE);
         }
         written.signalAll();
+        room.signalAll();
       } finally {
         lock.unlock();
       }
@@ -629,6 +645,7 @@ public final class WalJournal implements Journal {
       failed = drain(Long.MAX_VALUE);
       toWrite.signal();
       written.signalAll();
+      room.signalAll();
     } finally {
       lock.unlock();
     }

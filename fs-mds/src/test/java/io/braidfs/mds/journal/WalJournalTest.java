@@ -14,6 +14,7 @@ import io.braidfs.mds.store.GatedStore;
 import io.braidfs.mds.store.Keys;
 import io.braidfs.mds.store.MetadataStore;
 import io.braidfs.mds.store.NoNativeLeaks;
+import io.braidfs.mds.store.PendingWrites;
 import io.braidfs.mds.store.RocksMetadataStore;
 import io.braidfs.mds.store.ScanPage;
 import io.braidfs.mds.store.StoreBatch;
@@ -200,6 +201,46 @@ class WalJournalTest {
     assertThat(store.scan(ColumnFamily.INODES, new byte[0], null, 1000).size()).isEqualTo(98);
     assertThat(store.appliedIndex()).isEqualTo(100);
     assertThat(journal.read(1, 1000)).extracting(JournalRecord::index).hasSize(100);
+    // Written records leave the view: it holds nothing once everything is in the store.
+    assertThat(((PendingWrites) journal.view()).size()).isZero();
+  }
+
+  @Test
+  void anAppendWaitsWhileTooManyRecordsAreNotYetWritten() throws Exception {
+    open();
+    store.holdWrites(0);
+    journal.append("create f1", create(1));
+    Await.until("the write thread to wait at the gate", WAIT, store::writeWaiting);
+    int total = 1 + WalJournal.MAX_UNWRITTEN + 1;
+    List<CompletableFuture<Long>> futures = new CopyOnWriteArrayList<>();
+    Thread appender =
+        new Thread(
+            () -> {
+              try {
+                for (long i = 2; i <= total; i++) {
+                  futures.add(journal.append("create f" + i, create(i)));
+                }
+              } catch (IOException e) {
+                throw new IllegalStateException(e);
+              }
+            },
+            "appender");
+    appender.start();
+    // Record 1 is at the gate; MAX_UNWRITTEN more are queued; the last one waits for room.
+    Await.until(
+        "the appender to wait for room",
+        WAIT,
+        () -> journal.lastIndex() == total - 1 && appender.getState() == Thread.State.WAITING);
+    assertThat(futures).hasSize(WalJournal.MAX_UNWRITTEN);
+
+    store.openWriteGate();
+    appender.join(WAIT.toMillis());
+    assertThat(appender.isAlive()).isFalse();
+    assertThat(journal.barrier().get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(total);
+    assertThat(futures)
+        .hasSize(total - 1)
+        .allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
+    assertThat(store.appliedIndex()).isEqualTo(total);
   }
 
   @Test
