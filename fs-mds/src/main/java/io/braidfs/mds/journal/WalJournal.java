@@ -465,8 +465,7 @@ public final class WalJournal implements Journal {
         }
       }
     } catch (Throwable t) { // top of the thread: no future may be left hanging
-      LOG.error("{}: the journal write thread failed; refusing further appends", id, t);
-      fail(new StoreException(Status.UNAVAILABLE, id + ": the journal write thread failed", t));
+      threadFailed("write", t);
     } finally {
       List<Pending> left = List.of();
       lock.lock();
@@ -571,8 +570,7 @@ public final class WalJournal implements Journal {
         syncOnce();
       }
     } catch (Throwable t) { // top of the thread: no future may be left hanging
-      LOG.error("{}: the journal sync thread failed; refusing further appends", id, t);
-      fail(new StoreException(Status.UNAVAILABLE, id + ": the journal sync thread failed", t));
+      threadFailed("sync", t);
     } finally {
       List<Pending> left;
       lock.lock();
@@ -586,6 +584,13 @@ public final class WalJournal implements Journal {
         p.future().completeExceptionally(notDurable(p.index()));
       }
     }
+  }
+
+  /** Fails the journal after an unexpected throwable ended the {@code role} thread. */
+  private void threadFailed(String role, Throwable t) {
+    LOG.error("{}: the journal {} thread failed; refusing further appends", id, role, t);
+    fail(
+        new StoreException(Status.UNAVAILABLE, id + ": the journal " + role + " thread failed", t));
   }
 
   /** Syncs everything written so far and acknowledges it; on failure, fails the journal. */

@@ -1,6 +1,5 @@
 package io.braidfs.mds.server;
 
-import io.braidfs.common.error.Status;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.mds.journal.Journal;
@@ -62,18 +61,9 @@ final class ClusterHandlers {
             journal.append("deletions done", m.batch());
           }
           m.applied();
-          // The deletions handed out come from records that may not be written yet: answer once
-          // they are durable, so no replica goes while its file may still be in the store.
-          journal
-              .barrier()
-              .whenComplete(
-                  (i, err) -> {
-                    if (err == null) {
-                      c.reply(response);
-                    } else {
-                      c.fail(Status.UNAVAILABLE, "the journal failed: " + err);
-                    }
-                  });
+          // The deletions handed out come from records that may not be written yet: no replica
+          // goes while its file may still be in the store.
+          MutationRunner.afterDurable(journal, c, () -> c.reply(response));
         },
         mutationThread);
     b.handle(

@@ -158,21 +158,29 @@ final class MutationRunner {
       audit.log(client, name, target, status);
       metrics.failed(name);
       String message = e.getMessage() == null ? e.toString() : e.getMessage();
-      // The decision read records that may not be written yet: answer once they are durable, so
-      // no answer tells of a state that readers cannot see yet or that a crash could still lose.
-      journal
-          .barrier()
-          .whenComplete(
-              (i, err) -> {
-                if (err == null) {
-                  call.fail(status, message);
-                } else {
-                  call.fail(
-                      Status.UNAVAILABLE,
-                      "the journal failed before what this answer rests on was durable: " + err);
-                }
-              });
+      afterDurable(journal, call, () -> call.fail(status, message));
     }
+  }
+
+  /**
+   * Runs {@code answer} once every record appended so far is durable, or fails {@code call} with
+   * {@code UNAVAILABLE} if the journal fails first. For answers decided on the journal's view
+   * without a record of their own: that view may hold records that readers of the store cannot see
+   * yet, and no answer may tell of a state a crash could still lose.
+   */
+  static void afterDurable(Journal journal, ServerCall<?, ?> call, Runnable answer) {
+    journal
+        .barrier()
+        .whenComplete(
+            (i, err) -> {
+              if (err == null) {
+                answer.run();
+              } else {
+                call.fail(
+                    Status.UNAVAILABLE,
+                    "the journal failed before what this answer rests on was durable: " + err);
+              }
+            });
   }
 
   private <Q extends Message, R extends Message> @Nullable R cached(
