@@ -6,6 +6,7 @@ import com.google.protobuf.ByteString;
 import io.braidfs.client.data.DataPathOptions;
 import io.braidfs.client.data.FileChecksummer;
 import io.braidfs.client.data.FileSyncer;
+import io.braidfs.client.data.LocalReplicas;
 import io.braidfs.client.data.ReplicaHealth;
 import io.braidfs.client.data.StripedReader;
 import io.braidfs.client.data.StripedWriter;
@@ -114,6 +115,7 @@ public final class BraidClient implements AutoCloseable {
   private final RpcClient rpc;
   private final MetadataClient mds;
   private final ReplicaHealth health = new ReplicaHealth();
+  private final LocalReplicas local;
   private final PrefetchBudget budget;
   private final Cache<String, FileAttributes> attrs;
   private final Map<BraidOutputStream, Boolean> writers = new ConcurrentHashMap<>();
@@ -133,6 +135,10 @@ public final class BraidClient implements AutoCloseable {
             .build();
     r.start();
     this.rpc = r;
+    this.local =
+        options.shortCircuit()
+            ? LocalReplicas.enabled(r, options.data().callTimeout())
+            : LocalReplicas.disabled();
     this.mds = new MetadataClient(r, options.mds(), options.failoverTimeout());
     this.budget = new PrefetchBudget(options.prefetchBudget());
     this.attrs =
@@ -180,6 +186,11 @@ public final class BraidClient implements AutoCloseable {
 
   MetadataClient metadata() {
     return mds;
+  }
+
+  /** Short-circuit reads of replicas on this host, and their counters. */
+  public LocalReplicas localReplicas() {
+    return local;
   }
 
   /** The read-ahead memory all of this client's streams share. */
@@ -789,7 +800,7 @@ public final class BraidClient implements AutoCloseable {
     attrs.put(p, new FileAttributes(a));
     Layout layout = FileAttributes.toLayout(a.getLayout());
     StripedReader reader =
-        new StripedReader(rpc, mds, health, options.data(), a.getInodeId(), p, layout);
+        new StripedReader(rpc, mds, health, options.data(), local, a.getInodeId(), p, layout);
     // The open's answer locates the first chunk sets: reading them costs no other MDS call.
     reader.prime(r.getChunkSetsList(), r.getToken(), a.getSize());
     BraidInputStream in =
@@ -876,6 +887,7 @@ public final class BraidClient implements AutoCloseable {
     for (BraidInputStream in : new ArrayList<>(readers.keySet())) {
       in.close(); // gives its read-ahead memory back
     }
+    local.close();
     try {
       if (!leaseTimer.awaitTermination(5, TimeUnit.SECONDS)) {
         LOG.warn("{}: lease thread did not stop within 5 s", name);

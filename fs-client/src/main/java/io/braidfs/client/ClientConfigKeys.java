@@ -94,6 +94,14 @@ public final class ClientConfigKeys implements ConfigKeySet {
           "Memory all streams of one client may hold in read-ahead; a stream whose window does"
               + " not fit reads ahead less.");
 
+  public static final ConfigKey<Boolean> SHORT_CIRCUIT =
+      ConfigKey.bool(
+          "braid.client.read.short-circuit",
+          true,
+          "Read replicas on a data server of this host from their files instead of over a socket"
+              + " (each block still verified); needs read access to the data directories, and"
+              + " reads go over the network wherever that is missing.");
+
   public static final ConfigKey<DataSize> MAX_TRANSFER =
       ConfigKey.dataSize(
           "braid.client.data.max-transfer",
@@ -135,6 +143,7 @@ public final class ClientConfigKeys implements ConfigKeySet {
           PREFETCH_MAX_WINDOW,
           PREFETCH_BLOCK,
           PREFETCH_BUDGET,
+          SHORT_CIRCUIT,
           MAX_TRANSFER,
           DATA_TIMEOUT,
           MAX_REPLACEMENTS,

@@ -24,6 +24,7 @@ import java.util.List;
  * @param prefetchBlock bytes per read-ahead request
  * @param prefetchBudget bytes all streams of the client may hold in read-ahead
  * @param umask permission bits removed from new files and directories
+ * @param shortCircuit whether replicas on this host are read from their files (short-circuit)
  * @param data the data path's tunables (in-flight limit derived from {@code writeBehind})
  */
 public record ClientOptions(
@@ -38,6 +39,7 @@ public record ClientOptions(
     int prefetchBlock,
     long prefetchBudget,
     int umask,
+    boolean shortCircuit,
     DataPathOptions data) {
 
   /**
@@ -105,6 +107,7 @@ public record ClientOptions(
         block,
         config.get(ClientConfigKeys.PREFETCH_BUDGET).toBytes(),
         umask,
+        config.get(ClientConfigKeys.SHORT_CIRCUIT),
         new DataPathOptions(
             maxTransfer,
             inFlight,

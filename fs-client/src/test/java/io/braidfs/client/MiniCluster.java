@@ -2,6 +2,7 @@ package io.braidfs.client;
 
 import io.braidfs.client.data.ChunkService;
 import io.braidfs.client.data.DataPathOptions;
+import io.braidfs.client.data.LocalReplicas;
 import io.braidfs.client.data.ReplicaHealth;
 import io.braidfs.client.data.StripedReader;
 import io.braidfs.client.data.StripedWriter;
@@ -270,13 +271,19 @@ public final class MiniCluster implements AutoCloseable {
     return new StripedWriter(client, chunkService(client), DataPathOptions.defaults(), target);
   }
 
-  /** A reader of the file {@code target} names. */
+  /** A reader of the file {@code target} names, every read over the network. */
   public StripedReader reader(RpcClient client, WriteTarget target) {
+    return reader(client, target, LocalReplicas.disabled());
+  }
+
+  /** A reader of the file {@code target} names, reading local replicas through {@code local}. */
+  public StripedReader reader(RpcClient client, WriteTarget target, LocalReplicas local) {
     return new StripedReader(
         client,
         chunkService(client),
         new ReplicaHealth(),
         DataPathOptions.defaults(),
+        local,
         target.inodeId(),
         target.path(),
         target.layout());

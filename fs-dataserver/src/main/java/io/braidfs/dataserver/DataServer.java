@@ -140,6 +140,7 @@ public final class DataServer implements Service {
             .handle(RpcMethod.READ_CHUNK, reads::read, null)
             .handle(RpcMethod.GET_CHUNK_INFO, reads::info, null)
             .handle(RpcMethod.CHECKSUM_CHUNK, reads::checksum, null)
+            .handle(RpcMethod.OPEN_LOCAL_REPLICA, reads::openLocal, null)
             .handle(RpcMethod.COPY_CHUNK, copies::copy, null)
             .build();
     rpc = server;

@@ -2,6 +2,7 @@ package io.braidfs.dataserver;
 
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.LocalAddresses;
 import io.braidfs.common.rpc.ServerCall;
 import io.braidfs.common.token.CapabilityToken;
 import io.braidfs.dataserver.store.ChunkKey;
@@ -11,6 +12,8 @@ import io.braidfs.proto.ChecksumChunkRequest;
 import io.braidfs.proto.ChecksumChunkResponse;
 import io.braidfs.proto.GetChunkInfoRequest;
 import io.braidfs.proto.GetChunkInfoResponse;
+import io.braidfs.proto.OpenLocalReplicaRequest;
+import io.braidfs.proto.OpenLocalReplicaResponse;
 import io.braidfs.proto.ReadChunkRequest;
 import io.braidfs.proto.ReadChunkResponse;
 import java.io.IOException;
@@ -18,7 +21,8 @@ import java.io.IOException;
 /**
  * Reads: ReadChunk sends the requested range widened to whole 64 KiB blocks straight from the file
  * ({@code FileRegion}, sendfile on epoll) with the stored CRCs alongside, so the client verifies
- * every byte end to end; GetChunkInfo and ChecksumChunk answer from the replica's meta data.
+ * every byte end to end; GetChunkInfo and ChecksumChunk answer from the replica's meta data;
+ * OpenLocalReplica tells a client on this host where a finalized replica's file is.
  *
  * <p>A replica newer than the version the reader names is served: a replaced replica keeps the
  * bytes the reader knew about. An older one is stale and refused.
@@ -26,6 +30,9 @@ import java.io.IOException;
  * <p>Thread-safety: thread-safe.
  */
 final class ReadPath {
+  /** The largest window one OpenLocalReplica answers: 4,096 CRCs, 16 KiB of message. */
+  static final long MAX_LOCAL_WINDOW = 256L << 20;
+
   private final DataContext ctx;
 
   ReadPath(DataContext ctx) {
@@ -66,6 +73,54 @@ final class ReadPath {
           } else {
             call.reply(answer.build(), view.region());
           }
+        });
+  }
+
+  /**
+   * Tells a client on this host where a finalized replica's bytes are, with the CRCs of the window
+   * it asked for (short-circuit reads).
+   */
+  void openLocal(ServerCall<OpenLocalReplicaRequest, OpenLocalReplicaResponse> call) {
+    OpenLocalReplicaRequest req = call.request();
+    ChunkKey key = ChunkKey.of(req.getChunk());
+    ctx.onDisk(
+        call,
+        key,
+        () -> {
+          if (!LocalAddresses.isLocal(call.caller().remoteAddress())) {
+            throw StatusExceptions.toIOException(
+                Status.PERMISSION_DENIED,
+                ctx.id
+                    + ": local read of chunk "
+                    + key
+                    + " refused: "
+                    + call.caller().remoteAddress()
+                    + " is not an address of this host");
+          }
+          if (Integer.toUnsignedLong(req.getLength()) > MAX_LOCAL_WINDOW) {
+            throw StatusExceptions.toIOException(
+                Status.INVALID_ARGUMENT,
+                ctx.id
+                    + ": local read window of "
+                    + Integer.toUnsignedString(req.getLength())
+                    + " bytes of chunk "
+                    + key
+                    + " exceeds "
+                    + MAX_LOCAL_WINDOW);
+          }
+          Replica r =
+              admit(call, key, req.getToken().toByteArray(), req.getVersion(), "local read");
+          Replica.LocalWindow w = r.localWindow(req.getOffset(), req.getLength());
+          OpenLocalReplicaResponse.Builder answer =
+              OpenLocalReplicaResponse.newBuilder()
+                  .setDataPath(w.dataFile().toAbsolutePath().toString())
+                  .setVersion(w.version())
+                  .setChunkLength(w.length())
+                  .setOffset(w.offset());
+          for (int crc : w.crcs()) {
+            answer.addChecksums(crc);
+          }
+          call.reply(answer.build());
         });
   }
 

@@ -19,6 +19,7 @@ import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -28,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  * Reads a byte range of one chunk from one of its replicas, asynchronously: the nearest healthy
  * replica first, the next one when a replica cannot be reached, answers an error, or sends bytes
  * that fail their CRC32C (which is also reported to the MDS). The caller sees an error only when
- * every replica failed.
+ * every replica failed. A nearest replica on this host is read from its file first ({@link
+ * LocalReplicas}), when that is enabled and possible.
  *
  * <p>Bytes past the chunk's committed length are not fetched: they are a hole or a cut tail, and
  * read as zeros.
@@ -40,12 +42,19 @@ final class ChunkFetcher {
   private final ChunkService mds;
   private final ReplicaHealth health;
   private final DataPathOptions options;
+  private final LocalReplicas local;
 
-  ChunkFetcher(RpcClient rpc, ChunkService mds, ReplicaHealth health, DataPathOptions options) {
+  ChunkFetcher(
+      RpcClient rpc,
+      ChunkService mds,
+      ReplicaHealth health,
+      DataPathOptions options,
+      LocalReplicas local) {
     this.rpc = rpc;
     this.mds = mds;
     this.health = health;
     this.options = options;
+    this.local = local;
   }
 
   /**
@@ -58,8 +67,13 @@ final class ChunkFetcher {
     if (request == null) {
       return CompletableFuture.completedFuture(Unpooled.EMPTY_BUFFER);
     }
+    List<ReplicaLocation> replicas = health.order(chunk.getReplicasList());
+    ByteBuf bytes = local.read(replicas.get(0), request);
+    if (bytes != null) {
+      return CompletableFuture.completedFuture(bytes);
+    }
     CompletableFuture<ByteBuf> result = new CompletableFuture<>();
-    attempt(request, health.order(chunk.getReplicasList()), 0, result, null);
+    attempt(request, replicas, 0, result, null);
     return result;
   }
 
@@ -75,8 +89,13 @@ final class ChunkFetcher {
     if (request == null) {
       return CompletableFuture.completedFuture(null);
     }
+    List<ReplicaLocation> replicas = health.order(chunk.getReplicasList());
+    ByteBuf bytes = local.read(replicas.get(0), request);
+    if (bytes != null) {
+      return CompletableFuture.completedFuture(new Answer(request, replicas, 0, null, bytes));
+    }
     CompletableFuture<@Nullable Answer> result = new CompletableFuture<>();
-    attemptUnverified(request, health.order(chunk.getReplicasList()), 0, result, null);
+    attemptUnverified(request, replicas, 0, result, null);
     return result;
   }
 
@@ -90,6 +109,9 @@ final class ChunkFetcher {
   ByteBuf take(@Nullable Answer answer) throws IOException {
     if (answer == null) {
       return Unpooled.EMPTY_BUFFER;
+    }
+    if (answer.local != null) {
+      return answer.local; // verified as it was read
     }
     CompletableFuture<ByteBuf> bytes = new CompletableFuture<>();
     verifyOrNext(answer, bytes); // complete at once unless the bytes were bad
@@ -109,27 +131,38 @@ final class ChunkFetcher {
     }
   }
 
-  /** A replica's answer, its blocks not yet verified. */
+  /**
+   * A replica's answer: a response over the network, its blocks not yet verified, or bytes read and
+   * verified from a local replica's file (exactly one of the two).
+   */
   static final class Answer {
     private final ReadChunkRequest request;
     private final List<ReplicaLocation> replicas;
     private final int index;
-    private final RpcResponse<ReadChunkResponse> response;
+    private final @Nullable RpcResponse<ReadChunkResponse> response;
+    private final @Nullable ByteBuf local;
 
     private Answer(
         ReadChunkRequest request,
         List<ReplicaLocation> replicas,
         int index,
-        RpcResponse<ReadChunkResponse> response) {
+        @Nullable RpcResponse<ReadChunkResponse> response,
+        @Nullable ByteBuf local) {
       this.request = request;
       this.replicas = replicas;
       this.index = index;
       this.response = response;
+      this.local = local;
     }
 
     /** Releases the answer's bytes without reading them. */
     void release() {
-      response.close();
+      if (response != null) {
+        response.close();
+      }
+      if (local != null) {
+        local.release();
+      }
     }
   }
 
@@ -163,7 +196,7 @@ final class ChunkFetcher {
         .whenComplete(
             (response, failure) -> {
               if (response != null) {
-                if (!result.complete(new Answer(request, replicas, i, response))) {
+                if (!result.complete(new Answer(request, replicas, i, response, null))) {
                   response.close();
                 }
                 return;
@@ -216,7 +249,9 @@ final class ChunkFetcher {
   private void verifyOrNext(Answer answer, CompletableFuture<ByteBuf> result) {
     ReplicaLocation replica = answer.replicas.get(answer.index);
     try {
-      result.complete(verified(answer.request, replica, answer.response));
+      result.complete(
+          verified(
+              answer.request, replica, Objects.requireNonNull(answer.response, "network answer")));
     } catch (IOException e) {
       health.failed(replica.getServerId());
       attempt(answer.request, answer.replicas, answer.index + 1, result, e);

@@ -52,11 +52,12 @@ public final class StripedReader {
       ChunkService mds,
       ReplicaHealth health,
       DataPathOptions options,
+      LocalReplicas local,
       long inodeId,
       String path,
       Layout layout) {
     this.mds = mds;
-    this.fetcher = new ChunkFetcher(rpc, mds, health, options);
+    this.fetcher = new ChunkFetcher(rpc, mds, health, options, local);
     this.options = options;
     this.inodeId = inodeId;
     this.path = path;

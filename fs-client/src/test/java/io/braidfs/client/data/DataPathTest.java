@@ -15,6 +15,7 @@ import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -29,8 +30,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Files of every awkward size written through the replica chains of a real MiniCluster (MDS and
- * three data servers over loopback) and read back, for stripe widths 1-4 and replication 1-3:
- * contents byte for byte, and every replica of every chunk identical on disk.
+ * three data servers over loopback) and read back, for stripe widths 1-4 and replication 1-3, over
+ * the network and from the replicas' files (short-circuit): contents byte for byte, and every
+ * replica of every chunk identical on disk.
  */
 class DataPathTest {
   static final int UNIT = 64 << 10;
@@ -81,6 +83,12 @@ class DataPathTest {
       chunks = w.chunkStates();
     }
     assertThat(readAll(cluster.reader(client, f), size)).isEqualTo(data);
+    // And from the replicas' files (short-circuit): every byte, none over the network.
+    try (LocalReplicas local = LocalReplicas.enabled(client, Duration.ofSeconds(10))) {
+      assertThat(readAll(cluster.reader(client, f, local), size)).isEqualTo(data);
+      assertThat(local.localBytes()).isEqualTo(size);
+      assertThat(local.fallbacks()).isZero();
+    }
     assertReplicasIdentical(cluster, chunks, replication);
   }
 

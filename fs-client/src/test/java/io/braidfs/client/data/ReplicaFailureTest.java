@@ -182,6 +182,7 @@ class ReplicaFailureTest {
         mds,
         new ReplicaHealth(),
         DataPathOptions.defaults(),
+        LocalReplicas.disabled(), // the network path's failures are what this test is about
         f.inodeId(),
         f.path(),
         f.layout());

@@ -55,6 +55,8 @@ import io.braidfs.proto.LookupResponse;
 import io.braidfs.proto.MdsProtos;
 import io.braidfs.proto.MkdirRequest;
 import io.braidfs.proto.MkdirResponse;
+import io.braidfs.proto.OpenLocalReplicaRequest;
+import io.braidfs.proto.OpenLocalReplicaResponse;
 import io.braidfs.proto.OpenRequest;
 import io.braidfs.proto.OpenResponse;
 import io.braidfs.proto.PingRequest;
@@ -435,6 +437,13 @@ public final class RpcMethod<Q extends Message, R extends Message> {
           "TruncateChunk",
           TruncateChunkRequest.getDefaultInstance(),
           TruncateChunkResponse.getDefaultInstance());
+  public static final RpcMethod<OpenLocalReplicaRequest, OpenLocalReplicaResponse>
+      OPEN_LOCAL_REPLICA =
+          define(
+              DATA_SERVICE,
+              "OpenLocalReplica",
+              OpenLocalReplicaRequest.getDefaultInstance(),
+              OpenLocalReplicaResponse.getDefaultInstance());
   private final int id;
   private final MethodDescriptor descriptor;
   private final Q requestPrototype;

@@ -336,6 +336,48 @@ public final class Replica {
   }
 
   /**
+   * What a client on this host needs to read {@code [offset, offset + length)} of a finalized
+   * replica from its file: the file, and the stored CRCs of the window's blocks, clipped at the
+   * replica's end. Only a finalized replica qualifies: its bytes and CRCs do not change until a
+   * truncate or a reopening write, which the client detects as a mismatch.
+   *
+   * @throws IOException UNSUPPORTED if the replica is not finalized (being written);
+   *     CHECKSUM_MISMATCH if it is corrupt; OUT_OF_RANGE if {@code offset} is not below its length;
+   *     INVALID_ARGUMENT if {@code offset} is negative or not block-aligned, or {@code length} is
+   *     not positive
+   */
+  public LocalWindow localWindow(long offset, int length) throws IOException {
+    if (offset < 0 || offset % BLOCK != 0 || length <= 0) {
+      throw error(
+          Status.INVALID_ARGUMENT,
+          "local read",
+          "offset " + offset + " must be a non-negative multiple of 64 KiB, length positive");
+    }
+    synchronized (this) {
+      checkUsable("local read");
+      if (state == ReplicaState.REPLICA_STATE_CORRUPT) {
+        throw error(Status.CHECKSUM_MISMATCH, "local read", "the replica is corrupt");
+      }
+      if (state != ReplicaState.REPLICA_STATE_FINALIZED) {
+        throw error(Status.UNSUPPORTED, "local read", "the replica is " + state);
+      }
+      if (offset >= this.length) {
+        throw error(
+            Status.OUT_OF_RANGE, "local read", "offset " + offset + " is not below " + this.length);
+      }
+      long end = Math.min(offset + length, this.length);
+      int[] blockCrcs = crcs.copy(BlockCrcs.blockOf(offset), BlockCrcs.blockCount(end));
+      return new LocalWindow(dataFile(), version, this.length, offset, blockCrcs);
+    }
+  }
+
+  /**
+   * A window of a finalized replica for a local reader: the data file, version, length, the
+   * window's offset and its blocks' CRCs.
+   */
+  public record LocalWindow(Path dataFile, long version, long length, long offset, int[] crcs) {}
+
+  /**
    * The CRC32C of each {@code pieceSize}-byte piece of {@code [0, length)}, combined from the
    * stored block CRCs without reading the data (except for a block that {@code length} cuts, whose
    * prefix is read).

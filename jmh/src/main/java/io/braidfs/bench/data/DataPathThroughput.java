@@ -3,6 +3,7 @@ package io.braidfs.bench.data;
 import io.braidfs.bench.Throughputs;
 import io.braidfs.client.MiniCluster;
 import io.braidfs.client.data.DataPathOptions;
+import io.braidfs.client.data.LocalReplicas;
 import io.braidfs.client.data.ReplicaHealth;
 import io.braidfs.client.data.StripedReader;
 import io.braidfs.client.data.StripedWriter;
@@ -161,6 +162,7 @@ public final class DataPathThroughput {
             cluster.chunkService(client),
             new ReplicaHealth(),
             new DataPathOptions(readTransfer, readInFlight, Duration.ofSeconds(60), 0, true),
+            LocalReplicas.disabled(),
             target.inodeId(),
             target.path(),
             target.layout());
