@@ -80,23 +80,46 @@ final class ChunkFetcher {
   /**
    * As {@link #fetch}, but the answer's blocks are verified by {@link #take} on the caller's thread
    * rather than on the event loop, which then only moves bytes: a reader that waits for its pieces
-   * anyway checks them on its own core. Completes with null when there is nothing to fetch (a hole
-   * or a cut tail); an answer not taken must be {@link Answer#release released}.
+   * anyway checks them on its own core. With {@code tryLocal}, a replica on this host is read from
+   * its file first. Completes with null when there is nothing to fetch (a hole or a cut tail); an
+   * answer not taken must be {@link Answer#release released}.
    */
   CompletableFuture<@Nullable Answer> fetchUnverified(
-      ChunkLocation chunk, ByteString token, long offset, int length) {
+      ChunkLocation chunk, ByteString token, long offset, int length, boolean tryLocal) {
     ReadChunkRequest request = request(chunk, token, offset, length);
     if (request == null) {
       return CompletableFuture.completedFuture(null);
     }
     List<ReplicaLocation> replicas = health.order(chunk.getReplicasList());
-    ByteBuf bytes = local.read(replicas.get(0), request);
+    ByteBuf bytes = tryLocal ? local.read(replicas.get(0), request) : null;
     if (bytes != null) {
       return CompletableFuture.completedFuture(new Answer(request, replicas, 0, null, bytes));
     }
     CompletableFuture<@Nullable Answer> result = new CompletableFuture<>();
     attemptUnverified(request, replicas, 0, result, null);
     return result;
+  }
+
+  /**
+   * Reads {@code [offset, offset + length)} of the chunk from a replica on this host straight into
+   * {@code dst[index, index + length)}, verified in place, with zeros past the chunk's committed
+   * length. The calling thread does the reading.
+   *
+   * @return {@link LocalReplicas#IN_PLACE}; or {@link LocalReplicas#ASIDE} or {@link
+   *     LocalReplicas#NETWORK} (that part of {@code dst} may then hold garbage), and the caller
+   *     fetches the range with {@link #fetchUnverified}, saying whether it may try a local replica
+   */
+  int readLocal(
+      ChunkLocation chunk, ByteString token, long offset, int length, ByteBuf dst, int index) {
+    ReadChunkRequest request = request(chunk, token, offset, length);
+    if (request == null) {
+      return LocalReplicas.ASIDE; // a hole or a cut tail: nothing to read
+    }
+    int how = local.readInto(health.order(chunk.getReplicasList()).get(0), request, dst, index);
+    if (how == LocalReplicas.IN_PLACE) {
+      dst.setZero(index + request.getLength(), length - request.getLength());
+    }
+    return how;
   }
 
   /**

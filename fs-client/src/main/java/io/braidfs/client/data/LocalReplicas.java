@@ -123,18 +123,71 @@ public final class LocalReplicas implements AutoCloseable {
    * caller.
    */
   @Nullable ByteBuf read(ReplicaLocation replica, ReadChunkRequest request) {
+    Window w = window(replica, request);
+    if (w == null) {
+      return null;
+    }
+    ByteBuf data = w.read(request.getOffset(), request.getLength());
+    if (data == null) {
+      return failed(replica, request, w);
+    }
+    localReads.increment();
+    localBytes.add(data.readableBytes());
+    return data;
+  }
+
+  /** {@link #readInto}: the bytes are in place. */
+  static final int IN_PLACE = 1;
+
+  /** {@link #readInto}: the range does not suit an in-place read; {@link #read} may serve it. */
+  static final int ASIDE = 0;
+
+  /** {@link #readInto}: no local read can serve the range; read it over the network. */
+  static final int NETWORK = -1;
+
+  /**
+   * As {@link #read}, but straight into {@code dst[index, index + length)}, verified in place: no
+   * copy beyond the kernel's. Only for a range that starts on a 64 KiB block and ends on one or at
+   * the replica's end (the CRCs cover whole blocks), into a buffer with one NIO view.
+   *
+   * @return {@link #IN_PLACE}, {@link #ASIDE} or {@link #NETWORK}; unless in place, that part of
+   *     {@code dst} may hold garbage
+   */
+  int readInto(ReplicaLocation replica, ReadChunkRequest request, ByteBuf dst, int index) {
+    long offset = request.getOffset();
+    int length = request.getLength();
+    if (dst.nioBufferCount() != 1 || offset % Checksums.BLOCK_SIZE != 0) {
+      return ASIDE; // a composite's NIO view is a copy, not the buffer
+    }
+    Window w = window(replica, request);
+    if (w == null) {
+      return NETWORK;
+    }
+    long end = offset + length;
+    if (!w.covers(offset, length) || (end % Checksums.BLOCK_SIZE != 0 && end != w.chunkLength)) {
+      return ASIDE; // read() decides, and counts and closes the window if it cannot
+    }
+    if (!w.readInto(offset, length, dst, index)) {
+      failed(replica, request, w);
+      return NETWORK;
+    }
+    localReads.increment();
+    localBytes.add(length);
+    return IN_PLACE;
+  }
+
+  /** The open window holding the request's range, opened now if needed; null if impossible. */
+  private @Nullable Window window(ReplicaLocation replica, ReadChunkRequest request) {
     RpcClient client = rpc;
     if (client == null
         || networkOnly.contains(replica.getServerId())
         || !LocalAddresses.isLocal(replica.getHost())) {
       return null;
     }
-    long offset = request.getOffset();
-    long windowStart = offset / WINDOW * WINDOW;
-    Key key = new Key(replica.getServerId(), request.getChunk(), request.getVersion(), windowStart);
+    Key key = key(replica, request);
     Window w = windows.getIfPresent(key);
     if (w == null) {
-      w = open(client, replica, request, windowStart);
+      w = open(client, replica, request, key.start());
       if (w == null) {
         fallbacks.increment();
         return null;
@@ -145,15 +198,19 @@ public final class LocalReplicas implements AutoCloseable {
         w = raced;
       }
     }
-    ByteBuf data = w.read(offset, request.getLength());
-    if (data == null) {
-      windows.asMap().remove(key, w); // closes it: the next read asks afresh
-      fallbacks.increment();
-      return null;
-    }
-    localReads.increment();
-    localBytes.add(data.readableBytes());
-    return data;
+    return w;
+  }
+
+  /** A window that could not serve a read: closes it, so the next read asks afresh. */
+  private @Nullable ByteBuf failed(ReplicaLocation replica, ReadChunkRequest request, Window w) {
+    windows.asMap().remove(key(replica, request), w);
+    fallbacks.increment();
+    return null;
+  }
+
+  private static Key key(ReplicaLocation replica, ReadChunkRequest request) {
+    long start = request.getOffset() / WINDOW * WINDOW;
+    return new Key(replica.getServerId(), request.getChunk(), request.getVersion(), start);
   }
 
   /** Asks the data server for the window and opens its file; null if either fails. */
@@ -236,20 +293,52 @@ public final class LocalReplicas implements AutoCloseable {
    */
   private record Window(
       RpcConnection connection, FileChannel channel, long start, long chunkLength, int[] crcs) {
+    /**
+     * Whether {@code [offset, offset + length)} can be read from this window: the server is
+     * reachable and the range lies inside the window as it was when opened.
+     */
+    boolean covers(long offset, int length) {
+      // A stopped or unreachable server's replicas are unavailable, as over the network, and
+      // whatever it does on restart (deleting the replica, say) is not seen here. A range past
+      // the replica's length when the window opened (it has grown since: an append) or across the
+      // window (a stripe unit that does not divide it) goes over the network.
+      long end = offset + length;
+      return connection.isOpen()
+          && offset >= start
+          && end > offset
+          && end <= Math.min(start + WINDOW, chunkLength);
+    }
+
+    /**
+     * Bytes {@code [offset, offset + length)}, a range {@link #covers} and on block boundaries (or
+     * ending at the replica's end), into {@code dst} at {@code index}, verified in place.
+     */
+    boolean readInto(long offset, int length, ByteBuf dst, int index) {
+      try {
+        ByteBuffer nio = dst.nioBuffer(index, length);
+        for (long at = offset; nio.hasRemaining(); ) {
+          int got = channel.read(nio, at);
+          if (got < 0) {
+            return false; // the file is shorter than the replica was: it changed
+          }
+          at += got;
+        }
+      } catch (IOException e) {
+        return false; // closed under us, or an I/O error: the network read reports what it finds
+      }
+      int fromBlock = (int) ((offset - start) / Checksums.BLOCK_SIZE);
+      int[] expected =
+          Arrays.copyOfRange(crcs, fromBlock, fromBlock + (int) Checksums.blockCount(length));
+      return Checksums.verify(dst.slice(index, length), offset, expected).isEmpty();
+    }
+
     /** Bytes {@code [offset, offset + length)}, verified; null if not all of them can be. */
     @Nullable ByteBuf read(long offset, int length) {
-      if (!connection.isOpen()) {
-        // The server stopped or cannot be reached: its replicas are unavailable, as over the
-        // network, and whatever it does on restart (deleting the replica, say) is not seen here.
+      if (!covers(offset, length)) {
         return null;
       }
       long end = offset + length;
       long windowEnd = Math.min(start + WINDOW, chunkLength);
-      if (offset < start || end > windowEnd || end <= offset) {
-        // Past the replica's length when the window opened (it has grown since: an append), or
-        // across the window (a stripe unit that does not divide it): over the network.
-        return null;
-      }
       long first = offset / Checksums.BLOCK_SIZE * Checksums.BLOCK_SIZE;
       long last = Math.min(windowEnd, ceilBlock(end));
       int n = (int) (last - first);

@@ -188,10 +188,19 @@ public final class StripedReader {
         Located l = located(s);
         ChunkLocation chunk = l.chunk(s);
         int at = (int) (s.fileOffset() - offset) + done;
+        int local =
+            chunk == null
+                ? LocalReplicas.ASIDE
+                : fetcher.readLocal(
+                    chunk, l.token, s.offsetInChunk() + done, len, dst, dst.writerIndex() + at);
+        if (local == LocalReplicas.IN_PLACE) {
+          continue; // read from a local replica's file straight into place
+        }
         CompletableFuture<ChunkFetcher.@Nullable Answer> f =
             chunk == null
                 ? null
-                : fetcher.fetchUnverified(chunk, l.token, s.offsetInChunk() + done, len);
+                : fetcher.fetchUnverified(
+                    chunk, l.token, s.offsetInChunk() + done, len, local == LocalReplicas.ASIDE);
         wave.add(new Piece(at, len, f));
         if (wave.size() == options.maxInFlight()) {
           collect(wave, dst);

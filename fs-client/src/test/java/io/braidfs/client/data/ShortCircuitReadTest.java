@@ -79,6 +79,20 @@ class ShortCircuitReadTest {
     // Windows stay open: a second pass asks no data server again, and still reads locally.
     assertThat(DataPathTest.readAll(reader(f, local), data.length)).isEqualTo(data);
     assertThat(local.localReads()).isEqualTo(2 * reads);
+
+    // A range off the 64 KiB blocks, into a buffer with no single NIO view: read whole blocks
+    // aside, verified, and copied.
+    ByteBuf dst = Unpooled.wrappedBuffer(new byte[600], new byte[400]).clear();
+    try {
+      assertThat(reader(f, local).read(70_001, dst, 1000)).isEqualTo(1000);
+      byte[] got = new byte[1000];
+      dst.getBytes(0, got);
+      assertThat(got).isEqualTo(Arrays.copyOfRange(data, 70_001, 71_001));
+    } finally {
+      dst.release();
+    }
+    assertThat(local.fallbacks()).isZero();
+    assertThat(local.localReads()).isEqualTo(2 * reads + 1);
   }
 
   @Test

@@ -34,14 +34,16 @@ import java.util.Random;
  *   <li>Braid: a MiniCluster in this JVM (one MDS, four data servers with their directories on the
  *       same disk), replication 1, stripe width 1 and 4, 1 MiB stripe units, 64 MiB chunks; 8 MiB
  *       application writes, durable at close (every chunk finalized on disk); 8 MiB positional
- *       reads, every block's CRC32C verified by the client;
+ *       reads, every block's CRC32C verified by the client, once over the network and once from the
+ *       replicas' files (short-circuit: client and data servers share this host);
  *   <li>TCP: a plain blocking socket on loopback streaming the same bytes in 1 MiB writes.
  * </ul>
  *
  * Run: {@code java -cp jmh/target/benchmarks.jar io.braidfs.bench.data.DataPathThroughput
- * [--size-mib 2048] [--rounds 3] [--read-mib 8] [--read-transfer-kib 8192] [--read-in-flight 32]
- * [--dir /tmp/bench]}. A warm-up round of an eighth of the size runs every system first, unrecorded
- * (JIT compilation, connections). Prints one line per measurement and the medians with ratios.
+ * [--size-mib 2048] [--rounds 3] [--warmup-rounds 1] [--read-mib 8] [--read-transfer-kib 8192]
+ * [--read-in-flight 32] [--dir /tmp/bench]}. Warm-up rounds of the full size run every system
+ * first, unrecorded (JIT compilation, connections). Prints one line per measurement and the medians
+ * with ratios.
  */
 public final class DataPathThroughput {
   private static final int BLOCK = 8 << 20;
@@ -69,11 +71,13 @@ public final class DataPathThroughput {
   public static void main(String[] args) throws Exception {
     long sizeMib = 2048;
     int rounds = 3;
+    int warmups = 1;
     Path dir = Path.of(System.getProperty("java.io.tmpdir"), "braid-bench-data");
     for (int i = 0; i < args.length; i += 2) {
       switch (args[i]) {
         case "--size-mib" -> sizeMib = Long.parseLong(args[i + 1]);
         case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
+        case "--warmup-rounds" -> warmups = Integer.parseInt(args[i + 1]);
         case "--dir" -> dir = Path.of(args[i + 1]);
         case "--read-mib" -> readSize = Integer.parseInt(args[i + 1]) << 20;
         case "--read-transfer-kib" -> readTransfer = Integer.parseInt(args[i + 1]) << 10;
@@ -81,22 +85,23 @@ public final class DataPathThroughput {
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
-    new DataPathThroughput(sizeMib << 20, dir).run(rounds);
+    new DataPathThroughput(sizeMib << 20, dir).run(rounds, warmups);
   }
 
-  private void run(int rounds) throws Exception {
+  private void run(int rounds, int warmups) throws Exception {
     Throughputs.deleteTree(dir);
     Files.createDirectories(dir);
     try (MiniCluster cluster = MiniCluster.builder(dir.resolve("cluster")).dataServers(4).build()) {
       cluster.start();
       RpcClient client = cluster.newClient("root");
-      long measured = size;
-      size = Math.max(BLOCK, measured / 8); // warm-up: JIT compilation, connections, page cache
-      localDisk(0);
-      braid(cluster, client, 1, 0);
-      braid(cluster, client, 4, 0);
-      tcp();
-      size = measured;
+      // Warm-up rounds of the full size: the read paths kept speeding up for several GiB (JIT
+      // compilation), which a shorter warm-up left inside the measured rounds.
+      for (int round = -warmups + 1; round <= 0; round++) {
+        localDisk(round);
+        braid(cluster, client, 1, round);
+        braid(cluster, client, 4, round);
+        tcp();
+      }
       recording = true;
       for (int round = 1; round <= rounds; round++) {
         localDisk(round);
@@ -156,18 +161,42 @@ public final class DataPathThroughput {
       src.release();
     }
     record("braid width " + width + " write, durable at close", t0);
+    read(cluster, client, target, width, LocalReplicas.disabled(), "network");
+    try (LocalReplicas local = LocalReplicas.enabled(client, Duration.ofSeconds(60))) {
+      read(cluster, client, target, width, local, "short-circuit");
+      if (local.fallbacks() != 0 || local.localBytes() != size) {
+        throw new IllegalStateException(
+            "short-circuit read "
+                + local.localBytes()
+                + " of "
+                + size
+                + " bytes locally, "
+                + local.fallbacks()
+                + " fell back to the network");
+      }
+    }
+  }
+
+  private void read(
+      MiniCluster cluster,
+      RpcClient client,
+      WriteTarget target,
+      int width,
+      LocalReplicas local,
+      String path)
+      throws IOException {
     StripedReader r =
         new StripedReader(
             client,
             cluster.chunkService(client),
             new ReplicaHealth(),
             new DataPathOptions(readTransfer, readInFlight, Duration.ofSeconds(60), 0, true),
-            LocalReplicas.disabled(),
+            local,
             target.inodeId(),
             target.path(),
             target.layout());
     ByteBuf dst = PooledByteBufAllocator.DEFAULT.directBuffer(readSize);
-    t0 = System.nanoTime();
+    long t0 = System.nanoTime();
     try {
       for (long done = 0; done < size; ) {
         dst.clear();
@@ -180,7 +209,7 @@ public final class DataPathThroughput {
     } finally {
       dst.release();
     }
-    record("braid width " + width + " read (page cache)", t0);
+    record("braid width " + width + " read, " + path + " (page cache)", t0);
   }
 
   private void tcp() throws Exception {
