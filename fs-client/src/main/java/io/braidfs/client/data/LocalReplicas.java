@@ -3,6 +3,7 @@ package io.braidfs.client.data;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
+import com.github.benmanes.caffeine.cache.Scheduler;
 import io.braidfs.common.checksum.Checksums;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
@@ -22,6 +23,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -61,11 +63,21 @@ public final class LocalReplicas implements AutoCloseable {
   /** Windows kept open: open files of the client, each closed when evicted. */
   private static final int MAX_OPEN = 256;
 
+  /** How long a window is used before the data server is asked again. */
+  private static final Duration WINDOW_LIFETIME = Duration.ofSeconds(60);
+
+  /**
+   * How long a refused window is not asked for again (a replica being written is refused; readers
+   * of a file open for writing would otherwise ask before every read).
+   */
+  private static final Duration REFUSAL_MEMORY = Duration.ofSeconds(2);
+
   private static final LocalReplicas DISABLED = new LocalReplicas(null, Duration.ofSeconds(1));
 
   private final @Nullable RpcClient rpc;
   private final Duration callTimeout;
   private final Cache<Key, Window> windows;
+  private final Cache<Key, Boolean> refused;
   private final Set<Integer> networkOnly = ConcurrentHashMap.newKeySet();
   private final LongAdder localReads = new LongAdder();
   private final LongAdder localBytes = new LongAdder();
@@ -77,9 +89,15 @@ public final class LocalReplicas implements AutoCloseable {
     this.windows =
         Caffeine.newBuilder()
             .maximumSize(MAX_OPEN)
-            .executor(Runnable::run) // close at once, on the thread that evicted
+            // An open file keeps a deleted replica's space in use, and a window outlives the
+            // token it was asked with: ask again after a while.
+            .expireAfterWrite(WINDOW_LIFETIME)
+            .scheduler(Scheduler.systemScheduler())
+            .executor(Runnable::run) // close at once, on the thread that removed it
             .removalListener((Key k, Window w, RemovalCause cause) -> closeQuietly(w))
             .build();
+    this.refused =
+        Caffeine.newBuilder().maximumSize(MAX_OPEN).expireAfterWrite(REFUSAL_MEMORY).build();
   }
 
   /**
@@ -184,11 +202,20 @@ public final class LocalReplicas implements AutoCloseable {
         || !LocalAddresses.isLocal(replica.getHost())) {
       return null;
     }
+    long end = request.getOffset() + request.getLength();
+    if (request.getLength() <= 0 || (end - 1) / WINDOW != request.getOffset() / WINDOW) {
+      return null; // across two windows (a stripe unit that does not divide one): the network
+    }
     Key key = key(replica, request);
     Window w = windows.getIfPresent(key);
     if (w == null) {
+      if (refused.getIfPresent(key) != null) {
+        fallbacks.increment();
+        return null;
+      }
       w = open(client, replica, request, key.start());
       if (w == null) {
+        refused.put(key, Boolean.TRUE);
         fallbacks.increment();
         return null;
       }
@@ -225,7 +252,12 @@ public final class LocalReplicas implements AutoCloseable {
             .setToken(request.getToken())
             .build();
     OpenLocalReplicaResponse answer;
-    RpcConnection connection = client.connection(HostPort.of(replica));
+    RpcConnection connection;
+    try {
+      connection = client.connection(HostPort.of(replica));
+    } catch (IllegalStateException e) {
+      return null; // the client is closing: the network read reports that as it always has
+    }
     try (RpcResponse<OpenLocalReplicaResponse> r =
         connection
             .call(RpcMethod.OPEN_LOCAL_REPLICA, ask, null, callTimeout.toNanos())
@@ -256,8 +288,10 @@ public final class LocalReplicas implements AutoCloseable {
       int[] crcs = answer.getChecksumsList().stream().mapToInt(Integer::intValue).toArray();
       return new Window(connection, channel, windowStart, answer.getChunkLength(), crcs);
     } catch (IOException | RuntimeException e) {
-      // Typically the data directory is not readable by this user: stay on the network path.
-      networkOnly.add(replica.getServerId());
+      if (e instanceof AccessDeniedException) {
+        // The data directory is not readable by this user: stay on the network path.
+        networkOnly.add(replica.getServerId());
+      } // else the replica may have gone since the answer (deleted, moved): ask again later
       LOG.debug(
           "server {}: cannot open {} ({}); reads go over the network",
           replica.getServerId(),
@@ -272,6 +306,7 @@ public final class LocalReplicas implements AutoCloseable {
   public void close() {
     windows.invalidateAll();
     windows.cleanUp();
+    refused.invalidateAll();
   }
 
   private static void closeQuietly(@Nullable Window w) {

@@ -343,15 +343,19 @@ public final class Replica {
    *
    * @throws IOException UNSUPPORTED if the replica is not finalized (being written);
    *     CHECKSUM_MISMATCH if it is corrupt; OUT_OF_RANGE if {@code offset} is not below its length;
-   *     INVALID_ARGUMENT if {@code offset} is negative or not block-aligned, or {@code length} is
-   *     not positive
+   *     INVALID_ARGUMENT if {@code offset} is negative, {@code length} not positive, or either not
+   *     a multiple of 64 KiB
    */
   public LocalWindow localWindow(long offset, int length) throws IOException {
-    if (offset < 0 || offset % BLOCK != 0 || length <= 0) {
+    if (offset < 0 || offset % BLOCK != 0 || length <= 0 || length % BLOCK != 0) {
       throw error(
           Status.INVALID_ARGUMENT,
           "local read",
-          "offset " + offset + " must be a non-negative multiple of 64 KiB, length positive");
+          "offset "
+              + offset
+              + " and length "
+              + length
+              + " must be multiples of 64 KiB, the length positive");
     }
     synchronized (this) {
       checkUsable("local read");
