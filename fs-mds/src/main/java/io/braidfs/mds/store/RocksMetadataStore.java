@@ -364,15 +364,13 @@ public final class RocksMetadataStore implements MetadataStore {
     WriteBatch wb = d.writeBatch();
     try {
       wb.clear(); // in case an earlier write failed while filling it
-      for (StoreBatch batch : batches) {
-        for (StoreBatch.Op op : batch.ops()) {
-          ColumnFamilyHandle handle = d.handle(op.family());
-          byte[] value = op.value();
-          if (value == null) {
-            wb.delete(handle, op.key());
-          } else {
-            wb.put(handle, op.key(), value);
-          }
+      for (StoreBatch.Op op : LastWrites.of(batches)) {
+        ColumnFamilyHandle handle = d.handle(op.family());
+        byte[] value = op.value();
+        if (value == null) {
+          wb.delete(handle, op.key());
+        } else {
+          wb.put(handle, op.key(), value);
         }
       }
       wb.put(d.handle(ColumnFamily.META), Keys.APPLIED_INDEX_KEY, Keys.u64(lastIndex));

@@ -98,6 +98,21 @@ abstract class AbstractMetadataStoreTest {
     assertThat(store.get(ColumnFamily.INODES, k)).isEqualTo(bytes("c"));
     assertThat(store.get(ColumnFamily.INODES, Keys.inode(6))).isNull();
     assertThat(store.appliedIndex()).isEqualTo(4);
+    // The same key bytes in another family are another key; a put after a delete restores.
+    store.applyAll(
+        List.of(
+            StoreBatch.builder()
+                .put(ColumnFamily.CHUNKS, k, bytes("chunk"))
+                .delete(ColumnFamily.INODES, k)
+                .build(),
+            StoreBatch.builder().put(ColumnFamily.INODES, Keys.inode(6), bytes("y")).build(),
+            StoreBatch.builder().delete(ColumnFamily.INODES, Keys.inode(6)).build(),
+            StoreBatch.builder().put(ColumnFamily.INODES, Keys.inode(6), bytes("z")).build()),
+        5);
+    assertThat(store.get(ColumnFamily.INODES, k)).isNull();
+    assertThat(store.get(ColumnFamily.CHUNKS, k)).isEqualTo(bytes("chunk"));
+    assertThat(store.get(ColumnFamily.INODES, Keys.inode(6))).isEqualTo(bytes("z"));
+    assertThat(store.appliedIndex()).isEqualTo(8);
   }
 
   @Test
