@@ -50,7 +50,7 @@ final class RocksDatabase implements AutoCloseable {
    */
   private static final long WRITE_BUFFER_BYTES = 8L << 20;
 
-  /** The memtable Bloom filter's size as a fraction of the memtable's (RocksDB's guidance). */
+  /** The memtable Bloom filter's size as a fraction of the memtable's: 400 KiB per 8 MiB. */
   private static final double MEMTABLE_BLOOM_RATIO = 0.05;
 
   /** Info-log files RocksDB keeps in the store directory. */

@@ -28,21 +28,22 @@ import org.slf4j.LoggerFactory;
  * The {@link MetadataStore} in one RocksDB, with a column family per {@link ColumnFamily} ({@link
  * RocksDatabase} holds the open database and its native objects).
  *
- * <p>Design. A batch becomes one RocksDB {@code WriteBatch} holding its puts and deletes and the
- * new applied index ({@code meta/applied-index}, u64 big-endian), written with {@code sync} per
- * {@code braid.mds.store.sync} or as the caller asks; RocksDB makes it atomic across column
- * families and across a crash, so the applied index on disk always names the last batch whose
- * writes are there. Writes are serialized by {@code writeLock}, which also makes the applied-index
- * check and the write one step. {@link #syncWal()} does not take {@code writeLock}: RocksDB syncs
- * the WAL concurrently with writes, which is what lets the journal's sync thread share one sync
- * among the mutations written meanwhile. A failed sync fails the store as a failed write does.
- * RocksDB native objects must never be freed while a call uses them (that crashes the JVM), so
- * every operation holds {@code openLock} shared, and {@code start} and {@code close} hold it
- * exclusively; {@code close} waits at most {@link #CLOSE_WAIT} and, if operations are still running
- * then, leaves RocksDB open rather than freeing it under them. Snapshots add their own lock with
- * the same shape, always taken after {@code openLock}. The first failed write records the failure:
- * from then on every write is refused, because the database may hold a batch that its caller was
- * told failed (the journal and the store diverged), and the MDS must stop.
+ * <p>Design. A batch (or a group of them) becomes one RocksDB {@code WriteBatch} holding its puts
+ * and deletes, only the last of each key ({@link LastWrites}), and the new applied index ({@code
+ * meta/applied-index}, u64 big-endian), written with {@code sync} per {@code braid.mds.store.sync}
+ * or as the caller asks; RocksDB makes it atomic across column families and across a crash, so the
+ * applied index on disk always names the last batch whose writes are there. Writes are serialized
+ * by {@code writeLock}, which also makes the applied-index check and the write one step. {@link
+ * #syncWal()} does not take {@code writeLock}: RocksDB syncs the WAL concurrently with writes,
+ * which is what lets the journal's sync thread share one sync among the mutations written
+ * meanwhile. A failed sync fails the store as a failed write does. RocksDB native objects must
+ * never be freed while a call uses them (that crashes the JVM), so every operation holds {@code
+ * openLock} shared, and {@code start} and {@code close} hold it exclusively; {@code close} waits at
+ * most {@link #CLOSE_WAIT} and, if operations are still running then, leaves RocksDB open rather
+ * than freeing it under them. Snapshots add their own lock with the same shape, always taken after
+ * {@code openLock}. The first failed write records the failure: from then on every write is
+ * refused, because the database may hold a batch that its caller was told failed (the journal and
+ * the store diverged), and the MDS must stop.
  *
  * <p>Thread-safety: thread-safe. Reads run concurrently; writes, checkpoints and snapshots'
  * creation hold {@code writeLock} or {@code openLock} only for their own duration.
