@@ -221,11 +221,18 @@ public final class ChunkPlacement {
     /** Whether a server is some chunk's primary (first pick). */
     final boolean[] primary;
 
+    /** Each server's {@link DataServer#hostKey()}, computed once per set. */
+    final String[] hostKeys;
+
     Draft(List<DataServer> servers, long[] room) {
       this.servers = servers;
       this.room = room;
       this.uses = new int[servers.size()];
       this.primary = new boolean[servers.size()];
+      this.hostKeys = new String[servers.size()];
+      for (int k = 0; k < hostKeys.length; k++) {
+        hostKeys[k] = servers.get(k).hostKey();
+      }
     }
   }
 
@@ -236,10 +243,7 @@ public final class ChunkPlacement {
    */
   private int[] chooseChunk(Draft d, int replication, long chunkSize) {
     int n = d.servers.size();
-    String[] hostKeys = new String[n];
-    for (int k = 0; k < n; k++) {
-      hostKeys[k] = d.servers.get(k).hostKey();
-    }
+    String[] hostKeys = d.hostKeys;
     int[] picked = new int[replication];
     Set<String> hosts = new HashSet<>();
     // Candidates in index order, narrowed in place by each rule (preferIfAny on a list, without

@@ -13,6 +13,7 @@ import io.braidfs.mds.access.Permissions;
 import io.braidfs.mds.cluster.ChunkPlacement;
 import io.braidfs.mds.cluster.DataServer;
 import io.braidfs.mds.cluster.DataServerRegistry;
+import io.braidfs.mds.cluster.ReplicaLocations;
 import io.braidfs.mds.lease.LeaseManager;
 import io.braidfs.mds.store.ColumnFamily;
 import io.braidfs.mds.store.Keys;
@@ -67,6 +68,7 @@ public final class Namespace {
   final LeaseManager leases;
   final DataServerRegistry registry;
   final ChunkPlacement placement;
+  private final ReplicaLocations replicaLocations = new ReplicaLocations();
   final DeletionQueue deletions;
   final LayoutRecord defaultLayout;
   final int listPage;
@@ -457,15 +459,14 @@ public final class Namespace {
   }
 
   /** The location of a new chunk {@code c} on {@code servers} (its replicas, in order). */
-  private static ChunkLocation location(
-      long inode, long index, ChunkRecord c, List<DataServer> servers) {
+  private ChunkLocation location(long inode, long index, ChunkRecord c, List<DataServer> servers) {
     ChunkLocation.Builder l =
         ChunkLocation.newBuilder()
             .setId(ChunkId.newBuilder().setInodeId(inode).setChunkIndex((int) index))
             .setVersion(c.getVersion())
             .setLength(c.getLengthBytes());
     for (DataServer s : servers) {
-      l.addReplicas(s.toReplicaLocation());
+      l.addReplicas(replicaLocations.of(s));
     }
     return l.build();
   }
@@ -504,7 +505,7 @@ public final class Namespace {
       DataServer s = registry.server(serverId);
       l.addReplicas(
           s != null
-              ? s.toReplicaLocation()
+              ? replicaLocations.of(s)
               : ReplicaLocation.newBuilder().setServerId(serverId).build());
     }
     return l.build();

@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A retry (same client id, call id and method) is answered from the retry cache with the first
  * answer, after a journal barrier so that it is never answered before the original is durable. Only
- * successful mutations are cached: a failed one changed nothing and fails the same way again.
+ * successful mutations are cached: a failed one changed nothing and fails the same way again. A
+ * call that cannot be a retry, being above every cached call of its client ({@link
+ * CallWatermarks}), skips the lookup.
  *
  * <p>An answer may be completed as it leaves by a {@link Finish} (Create's capability token is
  * signed there, on the journal's sync thread): the mutation thread and the journal record do only
@@ -64,6 +66,9 @@ final class MutationRunner {
   /** What the mutation thread reads ({@link Journal#view()}): the retry cache is read there. */
   private final StoreView view;
 
+  /** Which calls skip the retry-cache lookup: those that cannot be retries. */
+  private final CallWatermarks watermarks;
+
   private final Journal journal;
   private final ExecutorService mutationThread;
   private final Audit audit;
@@ -82,6 +87,7 @@ final class MutationRunner {
     this.ns = ns;
     this.journal = journal;
     this.view = journal.view();
+    this.watermarks = new CallWatermarks(view);
     this.mutationThread = mutationThread;
     this.audit = audit;
     this.metrics = metrics;
@@ -119,9 +125,10 @@ final class MutationRunner {
     Client client = Client.of(call.caller());
     Q request = call.request();
     String target = describe.apply(request);
-    byte[] retryKey = Keys.retry(ClientId.of(call.caller().clientId()), call.callId());
+    ClientId clientId = ClientId.of(call.caller().clientId());
+    byte[] retryKey = Keys.retry(clientId, call.callId());
     try {
-      R cached = cached(call, retryKey);
+      R cached = cached(call, clientId, retryKey);
       if (cached != null) {
         metrics.retry();
         journal.barrier().whenComplete((i, err) -> answer(call, client, cached, finish, err));
@@ -184,8 +191,13 @@ final class MutationRunner {
   }
 
   private <Q extends Message, R extends Message> @Nullable R cached(
-      ServerCall<Q, R> call, byte[] key) throws IOException {
-    byte[] value = view.get(ColumnFamily.RETRY, key);
+      ServerCall<Q, R> call, ClientId clientId, byte[] key) throws IOException {
+    byte[] value =
+        switch (watermarks.check(clientId, call.callId())) {
+          case NEW -> null;
+          case FOUND -> watermarks.entry();
+          case LOOK_UP -> view.get(ColumnFamily.RETRY, key);
+        };
     if (value == null) {
       return null;
     }

@@ -212,6 +212,41 @@ class RetryCacheTest {
     assertThat(rootListing()).containsExactly("s");
   }
 
+  /**
+   * New calls skip the retry-cache lookup once the MDS knows they are above every cached call of
+   * their client ({@code CallWatermarks}); older calls, retried in any order and across a restart,
+   * must still get their first answers.
+   */
+  @Test
+  void olderCallsRetriedAfterNewerOnesAndAfterARestartGetTheirFirstAnswers() throws IOException {
+    Answer x;
+    Answer y;
+    try (RawConnection c = connect(CLIENT_A)) {
+      x = c.call(RpcMethod.CREATE, 30, create("/x", false));
+      y = c.call(RpcMethod.CREATE, 31, create("/y", false));
+      assertThat(x.status()).as(x.error()).isEqualTo(Status.OK);
+      assertThat(y.status()).as(y.error()).isEqualTo(Status.OK);
+      assertSameAnswer(c.call(RpcMethod.CREATE, 30, create("/x", false)), x);
+    }
+    mds.restart();
+    root = mds.superuser();
+    try (RawConnection c = connect(CLIENT_A)) {
+      // The lower call first: the MDS cannot yet tell that 31 is cached from 30's probe.
+      assertSameAnswer(c.call(RpcMethod.CREATE, 30, create("/x", false)), x);
+      assertSameAnswer(c.call(RpcMethod.CREATE, 31, create("/y", false)), y);
+      Answer z = c.call(RpcMethod.CREATE, 32, create("/z", false));
+      assertThat(z.status()).as(z.error()).isEqualTo(Status.OK);
+      // Now below the client's newest call: looked up.
+      assertSameAnswer(c.call(RpcMethod.CREATE, 31, create("/y", false)), y);
+      assertSameAnswer(c.call(RpcMethod.CREATE, 32, create("/z", false)), z);
+      Answer again = c.call(RpcMethod.CREATE, 33, create("/x", false));
+      assertThat(again.status())
+          .as("a new call for an existing name")
+          .isEqualTo(Status.ALREADY_EXISTS);
+    }
+    assertThat(rootListing()).containsExactly("x", "y", "z");
+  }
+
   @Test
   void theSameCallIdFromAnotherClientIsANewCall() throws IOException {
     try (RawConnection a = connect(CLIENT_A)) {
