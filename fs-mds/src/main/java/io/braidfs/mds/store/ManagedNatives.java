@@ -108,8 +108,11 @@ public final class ManagedNatives {
     return track(new ReadOptions());
   }
 
-  static ManagedNative<WriteBatch> writeBatch() {
-    return track(new WriteBatch());
+  /**
+   * A write batch holding {@code encoded}, a batch in RocksDB's format ({@link WriteBatchEncoder}).
+   */
+  static ManagedNative<WriteBatch> writeBatch(byte[] encoded) {
+    return track(new WriteBatch(encoded));
   }
 
   /** A slice holding a copy of {@code bytes}. */

@@ -21,7 +21,6 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.Statistics;
 import org.rocksdb.TickerType;
 import org.rocksdb.WALRecoveryMode;
-import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,9 +28,9 @@ import org.slf4j.LoggerFactory;
 /**
  * An open RocksDB and every native object it needs: a column family per {@link ColumnFamily} (plus
  * RocksDB's unused {@code default}), one block cache and Bloom filter shared by all of them,
- * statistics, the store's reused {@code WriteBatch} and its two {@code WriteOptions} (synced and
- * not). {@link #close()} frees them in reverse order of creation: column family handles, then the
- * database, then the options it was opened with.
+ * statistics, and the store's two {@code WriteOptions} (synced and not). {@link #close()} frees
+ * them in reverse order of creation: column family handles, then the database, then the options it
+ * was opened with.
  *
  * <p>Thread-safety: the accessors may be called from any thread while the database is open; the
  * owner ({@link RocksMetadataStore}) makes sure nothing uses it during or after {@link #close()}.
@@ -60,8 +59,11 @@ final class RocksDatabase implements AutoCloseable {
   private final Deque<ManagedNative<?>> natives = new ArrayDeque<>();
 
   private final Map<ColumnFamily, ColumnFamilyHandle> families = new EnumMap<>(ColumnFamily.class);
+
+  /** Each family's RocksDB id, by ordinal: asking the handle is a JNI call. */
+  private final int[] familyIds = new int[ColumnFamily.values().length];
+
   private RocksDB db;
-  private WriteBatch writeBatch;
   private WriteOptions syncedWrites;
   private WriteOptions unsyncedWrites;
   private Statistics statistics;
@@ -121,9 +123,10 @@ final class RocksDatabase implements AutoCloseable {
     db = keep(ManagedNatives.open(dbOptions, options.dir(), descriptors, handles));
     handles.forEach(natives::addLast); // after the database, so closed before it
     for (ColumnFamily family : ColumnFamily.values()) {
-      families.put(family, handles.get(family.ordinal() + 1).get());
+      ColumnFamilyHandle handle = handles.get(family.ordinal() + 1).get();
+      families.put(family, handle);
+      familyIds[family.ordinal()] = handle.getID();
     }
-    writeBatch = keep(ManagedNatives.writeBatch());
     syncedWrites = keep(ManagedNatives.writeOptions()).setSync(true);
     unsyncedWrites = keep(ManagedNatives.writeOptions()).setSync(false);
     statistics = stats;
@@ -142,12 +145,9 @@ final class RocksDatabase implements AutoCloseable {
     return families.get(family);
   }
 
-  /**
-   * The one write batch, cleared and refilled by every write (writes are serialized by the store),
-   * so that a write allocates no native object.
-   */
-  WriteBatch writeBatch() {
-    return writeBatch;
+  /** The RocksDB id of {@code family}, as a write batch names it ({@link WriteBatchEncoder}). */
+  int familyId(ColumnFamily family) {
+    return familyIds[family.ordinal()];
   }
 
   /** The options of a write that syncs the WAL before it returns ({@code sync}) or does not. */

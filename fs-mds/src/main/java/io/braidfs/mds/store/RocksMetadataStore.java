@@ -17,7 +17,6 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.rocksdb.Checkpoint;
-import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.Snapshot;
 import org.rocksdb.WriteBatch;
@@ -30,20 +29,20 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Design. A batch (or a group of them) becomes one RocksDB {@code WriteBatch} holding its puts
  * and deletes, only the last of each key ({@link LastWrites}), and the new applied index ({@code
- * meta/applied-index}, u64 big-endian), written with {@code sync} per {@code braid.mds.store.sync}
- * or as the caller asks; RocksDB makes it atomic across column families and across a crash, so the
- * applied index on disk always names the last batch whose writes are there. Writes are serialized
- * by {@code writeLock}, which also makes the applied-index check and the write one step. {@link
- * #syncWal()} does not take {@code writeLock}: RocksDB syncs the WAL concurrently with writes,
- * which is what lets the journal's sync thread share one sync among the mutations written
- * meanwhile. A failed sync fails the store as a failed write does. RocksDB native objects must
- * never be freed while a call uses them (that crashes the JVM), so every operation holds {@code
- * openLock} shared, and {@code start} and {@code close} hold it exclusively; {@code close} waits at
- * most {@link #CLOSE_WAIT} and, if operations are still running then, leaves RocksDB open rather
- * than freeing it under them. Snapshots add their own lock with the same shape, always taken after
- * {@code openLock}. The first failed write records the failure: from then on every write is
- * refused, because the database may hold a batch that its caller was told failed (the journal and
- * the store diverged), and the MDS must stop.
+ * meta/applied-index}, u64 big-endian), encoded in Java ({@link WriteBatchEncoder}) and written
+ * with {@code sync} per {@code braid.mds.store.sync} or as the caller asks; RocksDB makes it atomic
+ * across column families and across a crash, so the applied index on disk always names the last
+ * batch whose writes are there. Writes are serialized by {@code writeLock}, which also makes the
+ * applied-index check and the write one step. {@link #syncWal()} does not take {@code writeLock}:
+ * RocksDB syncs the WAL concurrently with writes, which is what lets the journal's sync thread
+ * share one sync among the mutations written meanwhile. A failed sync fails the store as a failed
+ * write does. RocksDB native objects must never be freed while a call uses them (that crashes the
+ * JVM), so every operation holds {@code openLock} shared, and {@code start} and {@code close} hold
+ * it exclusively; {@code close} waits at most {@link #CLOSE_WAIT} and, if operations are still
+ * running then, leaves RocksDB open rather than freeing it under them. Snapshots add their own lock
+ * with the same shape, always taken after {@code openLock}. The first failed write records the
+ * failure: from then on every write is refused, because the database may hold a batch that its
+ * caller was told failed (the journal and the store diverged), and the MDS must stop.
  *
  * <p>Thread-safety: thread-safe. Reads run concurrently; writes, checkpoints and snapshots'
  * creation hold {@code writeLock} or {@code openLock} only for their own duration.
@@ -67,6 +66,9 @@ public final class RocksMetadataStore implements MetadataStore {
 
   /** The open database; guarded by openLock (assigned under its write lock, read under either). */
   private @Nullable RocksDatabase database;
+
+  /** Encodes each write's batch; guarded by writeLock. */
+  private final WriteBatchEncoder encoder = new WriteBatchEncoder();
 
   private final Set<RocksSnapshot> snapshots = ConcurrentHashMap.newKeySet();
   private final AtomicLong writes = new AtomicLong();
@@ -356,31 +358,34 @@ public final class RocksMetadataStore implements MetadataStore {
   }
 
   /**
-   * Writes the batches and the applied index in one WriteBatch (the database's reused one, under
-   * writeLock); returns the failure, if any.
+   * Writes the batches and the applied index in one WriteBatch, encoded in Java and handed to
+   * RocksDB in one call (under writeLock); returns the failure, if any.
    */
   private @Nullable StoreException write(
       List<StoreBatch> batches, long firstIndex, long lastIndex, boolean sync) {
     RocksDatabase d = database();
-    WriteBatch wb = d.writeBatch();
+    WriteBatchEncoder wb = encoder;
+    wb.clear();
     try {
-      wb.clear(); // in case an earlier write failed while filling it
       for (StoreBatch.Op op : LastWrites.of(batches)) {
-        ColumnFamilyHandle handle = d.handle(op.family());
+        int family = d.familyId(op.family());
         byte[] value = op.value();
         if (value == null) {
-          wb.delete(handle, op.key());
+          wb.delete(family, op.key());
         } else {
-          wb.put(handle, op.key(), value);
+          wb.put(family, op.key(), value);
         }
       }
-      wb.put(d.handle(ColumnFamily.META), Keys.APPLIED_INDEX_KEY, Keys.u64(lastIndex));
+      wb.put(d.familyId(ColumnFamily.META), Keys.APPLIED_INDEX_KEY, Keys.u64(lastIndex));
       RocksDBException fault = injectedFault;
       if (fault != null) {
         injectedFault = null;
         throw fault;
       }
-      d.db().write(d.writeOptions(sync), wb);
+      // One JNI call for the whole batch (WriteBatchEncoder).
+      try (ManagedNative<WriteBatch> batch = ManagedNatives.writeBatch(wb.toBytes())) {
+        d.db().write(d.writeOptions(sync), batch.get());
+      }
       writes.incrementAndGet();
       return null;
     } catch (RocksDBException | RuntimeException e) {
@@ -390,8 +395,6 @@ public final class RocksMetadataStore implements MetadataStore {
           Status.UNAVAILABLE,
           id + ": write of journal indexes " + firstIndex + ".." + lastIndex + " failed: " + e,
           e);
-    } finally {
-      wb.clear();
     }
   }
 

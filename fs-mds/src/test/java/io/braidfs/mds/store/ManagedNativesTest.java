@@ -50,7 +50,7 @@ class ManagedNativesTest {
 
   @Test
   void aClosedObjectCannotBeUsed() {
-    ManagedNative<WriteBatch> batch = ManagedNatives.writeBatch();
+    ManagedNative<WriteBatch> batch = ManagedNatives.writeBatch(new byte[WriteBatchEncoder.HEADER]);
     batch.close();
     assertThatThrownBy(batch::get)
         .isInstanceOf(IllegalStateException.class)
@@ -61,7 +61,8 @@ class ManagedNativesTest {
   void tryWithResourcesReleasesEvenOnFailure() {
     assertThatThrownBy(
             () -> {
-              try (ManagedNative<WriteBatch> batch = ManagedNatives.writeBatch();
+              try (ManagedNative<WriteBatch> batch =
+                      ManagedNatives.writeBatch(new byte[WriteBatchEncoder.HEADER]);
                   ManagedNative<org.rocksdb.Slice> slice = ManagedNatives.slice(new byte[] {1})) {
                 batch.get().clear();
                 assertThat(slice.get().data()).containsExactly(1);
