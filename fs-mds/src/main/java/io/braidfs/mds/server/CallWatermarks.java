@@ -18,18 +18,19 @@ import org.jspecify.annotations.Nullable;
  * <p>Design. Clients number their calls upwards and a retry reuses its call's id, so a call whose
  * id is above every id of its client in the retry cache is new. Per client this keeps a
  * <em>watermark</em>: an id at or above every retry-cache entry of the client in the view. It is
- * known once a probe found no entry above an id of the client: the probe is a one-entry scan of the
- * client's entries from the call's id on, which also finds the call's own entry if it is a retry,
- * so it replaces the lookup. A client without a watermark (first seen, evicted, or with entries
- * above the call, as when its calls are retried out of order after a restart) is probed on each
- * call until one succeeds. Afterwards, a call above the watermark raises it and is new; one at or
- * below is looked up as before. Ids compare unsigned, as their keys do.
+ * known once a probe found no entry at or above an id of the client: the probe is a one-entry scan
+ * of the client's entries from the call's id on, which also finds the call's own entry if it is a
+ * retry, so it replaces the lookup. A client without a watermark (first seen, evicted, or with
+ * entries above the call, as when its calls are retried out of order after a restart) is probed on
+ * each call until one succeeds. Afterwards, a call above the watermark raises it and is new; one at
+ * or below is looked up as before. Ids compare unsigned, as their keys do.
  *
  * <p>Why it holds. Entries enter the view only through the mutation thread's own appends (the
  * runner and its sweep), and every call raises its client's watermark before its record is
  * appended, so no entry ever rises above a watermark. The probe reads the view, with the records
  * not yet written, so a dropped watermark is learnt again correctly. A new {@link MutationRunner},
- * as after a restart or on a new leader, starts with none.
+ * as after a restart, starts with none; an MDS that takes over as leader after copying another's
+ * journal into its store must start a new runner too, since those entries bypassed this one.
  *
  * <p>Thread-safety: not thread-safe; confined to the mutation thread.
  */

@@ -136,6 +136,8 @@ public final class MdsServer implements Service {
     int readers = config.get(MdsConfigKeys.READ_THREADS);
     readPool = Executors.newFixedThreadPool(readers, named("read", true));
     Audit audit = new Audit(config.get(MdsConfigKeys.AUDIT));
+    // One runner per start: its call watermarks know only the retry-cache entries it wrote itself
+    // or probed (CallWatermarks), so a leader that took over must not reuse an earlier one.
     MutationRunner runner =
         new MutationRunner(
             ns,

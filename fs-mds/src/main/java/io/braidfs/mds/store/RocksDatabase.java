@@ -95,8 +95,8 @@ final class RocksDatabase implements AutoCloseable {
     BloomFilter bloom = keep(ManagedNatives.bloomFilter(BLOOM_BITS_PER_KEY));
     ColumnFamilyOptions cfOptions = keep(ManagedNatives.columnFamilyOptions());
     cfOptions.setWriteBufferSize(WRITE_BUFFER_BYTES);
-    // A create looks up a name and a retry-cache key that are not there: the memtable's own
-    // whole-key Bloom filter answers those misses without searching its skip list.
+    // A create looks up a name that is not there (and a retried call's retry-cache key): the
+    // memtable's own whole-key Bloom filter answers such misses without searching its skip list.
     cfOptions.setMemtablePrefixBloomSizeRatio(MEMTABLE_BLOOM_RATIO);
     cfOptions.setMemtableWholeKeyFiltering(true);
     cfOptions.setTableFormatConfig(

@@ -459,8 +459,8 @@ public final class RocksMetadataStore implements MetadataStore {
   }
 
   /**
-   * Makes the next write fail with {@code fault} after its WriteBatch is built and before RocksDB
-   * sees it, as an I/O error would; a per-instance fault hook for tests.
+   * Makes the next write fail with {@code fault} after its batch is encoded and before RocksDB sees
+   * it, as an I/O error would; a per-instance fault hook for tests.
    */
   void failNextWrite(RocksDBException fault) {
     injectedFault = fault;

@@ -24,12 +24,18 @@ final class WriteBatchEncoder {
   private static final byte FAMILY_PUT = 0x05;
   private static final byte FAMILY_DELETE = 0x04;
 
-  private byte[] buf = new byte[64 << 10];
+  /** The buffer's size at rest; one grown by a larger batch is dropped at the next clear. */
+  private static final int INITIAL = 64 << 10;
+
+  private byte[] buf = new byte[INITIAL];
   private int pos = HEADER;
   private int count;
 
   /** Starts an empty batch. */
   void clear() {
+    if (buf.length > INITIAL) {
+      buf = new byte[INITIAL];
+    }
     Arrays.fill(buf, 0, HEADER, (byte) 0);
     pos = HEADER;
     count = 0;
@@ -37,7 +43,7 @@ final class WriteBatchEncoder {
 
   /** Adds a put of {@code key} to {@code value} in the family with id {@code familyId}. */
   void put(int familyId, byte[] key, byte[] value) {
-    ensure(1 + 5 + 5 + key.length + 5 + value.length);
+    ensure(1 + 5 + 5 + 5 + (long) key.length + value.length);
     tag(familyId, PUT, FAMILY_PUT);
     bytes(key);
     bytes(value);
@@ -46,7 +52,7 @@ final class WriteBatchEncoder {
 
   /** Adds a delete of {@code key} in the family with id {@code familyId}. */
   void delete(int familyId, byte[] key) {
-    ensure(1 + 5 + 5 + key.length);
+    ensure(1 + 5 + 5 + (long) key.length);
     tag(familyId, DELETE, FAMILY_DELETE);
     bytes(key);
     count++;
@@ -89,9 +95,14 @@ final class WriteBatchEncoder {
     buf[pos++] = (byte) v;
   }
 
-  private void ensure(int more) {
+  /** Makes room for {@code more} bytes; a batch beyond an array's reach fails the write. */
+  private void ensure(long more) {
     if (buf.length - pos < more) {
-      buf = Arrays.copyOf(buf, Math.max(buf.length * 2, pos + more));
+      long size = Math.max(2L * buf.length, pos + more);
+      if (size > Integer.MAX_VALUE - 8) {
+        throw new IllegalArgumentException("write batch of more than 2 GiB");
+      }
+      buf = Arrays.copyOf(buf, (int) size);
     }
   }
 }
