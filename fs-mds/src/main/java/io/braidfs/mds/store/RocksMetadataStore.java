@@ -364,26 +364,25 @@ public final class RocksMetadataStore implements MetadataStore {
   private @Nullable StoreException write(
       List<StoreBatch> batches, long firstIndex, long lastIndex, boolean sync) {
     RocksDatabase d = database();
-    WriteBatchEncoder wb = encoder;
-    wb.clear();
+    encoder.clear();
     try {
       for (StoreBatch.Op op : LastWrites.of(batches)) {
         int family = d.familyId(op.family());
         byte[] value = op.value();
         if (value == null) {
-          wb.delete(family, op.key());
+          encoder.delete(family, op.key());
         } else {
-          wb.put(family, op.key(), value);
+          encoder.put(family, op.key(), value);
         }
       }
-      wb.put(d.familyId(ColumnFamily.META), Keys.APPLIED_INDEX_KEY, Keys.u64(lastIndex));
+      encoder.put(d.familyId(ColumnFamily.META), Keys.APPLIED_INDEX_KEY, Keys.u64(lastIndex));
       RocksDBException fault = injectedFault;
       if (fault != null) {
         injectedFault = null;
         throw fault;
       }
       // One JNI call for the whole batch (WriteBatchEncoder).
-      try (ManagedNative<WriteBatch> batch = ManagedNatives.writeBatch(wb.toBytes())) {
+      try (ManagedNative<WriteBatch> batch = ManagedNatives.writeBatch(encoder.toBytes())) {
         d.db().write(d.writeOptions(sync), batch.get());
       }
       writes.incrementAndGet();

@@ -31,12 +31,11 @@ final class WriteBatchEncoder {
   private int pos = HEADER;
   private int count;
 
-  /** Starts an empty batch. */
+  /** Starts an empty batch. The sequence number's 8 bytes are never written, so they stay 0. */
   void clear() {
     if (buf.length > INITIAL) {
       buf = new byte[INITIAL];
     }
-    Arrays.fill(buf, 0, HEADER, (byte) 0);
     pos = HEADER;
     count = 0;
   }
