@@ -138,7 +138,9 @@ public final class WalJournal implements Journal {
   /** The index of the last record known durable; written under lock. */
   private volatile long durableIndex;
 
-  private final AtomicLong syncs = new AtomicLong();
+  /** Replaced after each sync, by the sync thread only. */
+  private volatile SyncStats syncStats = SyncStats.NONE;
+
   private final AtomicLong groups = new AtomicLong();
   private volatile @Nullable Thread writer;
   private volatile @Nullable Thread syncer;
@@ -329,7 +331,15 @@ public final class WalJournal implements Journal {
 
   /** WAL syncs the journal made since start. */
   public long syncCount() {
-    return syncs.get();
+    return syncStats.syncs();
+  }
+
+  /**
+   * The group commit's figures since start: syncs, records they made durable, time in them. None
+   * with {@code braid.mds.store.sync=false}.
+   */
+  public SyncStats syncStats() {
+    return syncStats;
   }
 
   /** Store writes the write thread made since start, each of one group of records. */
@@ -596,6 +606,7 @@ public final class WalJournal implements Journal {
   /** Syncs everything written so far and acknowledges it; on failure, fails the journal. */
   private void syncOnce() {
     long target = writtenIndex; // every record up to here was written before the sync starts
+    long started = System.nanoTime();
     try {
       store.syncWal();
     } catch (IOException | RuntimeException e) {
@@ -611,16 +622,16 @@ public final class WalJournal implements Journal {
                   Status.UNAVAILABLE, id + ": WAL sync up to record " + target + " failed", e));
       return;
     }
-    syncs.incrementAndGet();
+    long took = System.nanoTime() - started;
     List<Pending> done;
     lock.lock();
     try {
       if (failure != null) {
         return; // a later write failed meanwhile and already failed what was pending
       }
-      if (target > durableIndex) {
-        durableIndex = target;
-      }
+      // The sync thread alone advances durableIndex, and only syncs when more was written.
+      syncStats = syncStats.plus(target - durableIndex, took);
+      durableIndex = target;
       done = drain(target);
     } finally {
       lock.unlock();

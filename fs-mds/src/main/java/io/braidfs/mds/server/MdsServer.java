@@ -12,6 +12,7 @@ import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.mds.cluster.ChunkPlacement;
 import io.braidfs.mds.cluster.DataServer;
 import io.braidfs.mds.cluster.DataServerRegistry;
+import io.braidfs.mds.journal.SyncStats;
 import io.braidfs.mds.journal.WalJournal;
 import io.braidfs.mds.lease.Lease;
 import io.braidfs.mds.lease.LeaseManager;
@@ -270,6 +271,15 @@ public final class MdsServer implements Service {
   /** The operation counters. */
   public MdsMetrics metrics() {
     return metrics;
+  }
+
+  /**
+   * The journal's group commit since start: syncs, the records they made durable and their time
+   * ({@link SyncStats#NONE} before start).
+   */
+  public SyncStats journalSyncStats() {
+    WalJournal j = journal;
+    return j == null ? SyncStats.NONE : j.syncStats();
   }
 
   /** The store with its in-memory cache, for tests in this package. */

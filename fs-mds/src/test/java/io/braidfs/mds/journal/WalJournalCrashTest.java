@@ -18,8 +18,10 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -49,6 +51,13 @@ class WalJournalCrashTest {
   private static final int CLIENTS = 4;
 
   private static final int ACKS_BEFORE_KILL = 2000;
+
+  /** Padding per mutation when WAL files must fill and be recycled before the kill. */
+  private static final int PADDED_BYTES = 4096;
+
+  /** Far more than recycling needs (a few thousand padded mutations). */
+  private static final int MAX_ACKS_WITHOUT_REUSE = 200_000;
+
   private static final int IN_FLIGHT = 64;
 
   @TempDir Path dir;
@@ -56,6 +65,21 @@ class WalJournalCrashTest {
   @Test
   @Timeout(90)
   void aKilledWriterLeavesExactlyTheAppliedMutationsEachWhole() throws Exception {
+    killAndCheck(0, false);
+  }
+
+  /**
+   * The same across reused WAL files: with 4 KiB mutations the memtables fill every thousand or so
+   * records, finished WAL files are recycled, and the writer is killed while writing over one, so
+   * recovery must stop where this use of the file ends and not replay what its last use left.
+   */
+  @Test
+  @Timeout(90)
+  void aKilledWriterOverARecycledWalFileLeavesExactlyTheAppliedMutations() throws Exception {
+    killAndCheck(PADDED_BYTES, true);
+  }
+
+  private void killAndCheck(int pad, boolean untilRecycled) throws Exception {
     Process child =
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -63,17 +87,25 @@ class WalJournalCrashTest {
                 "-cp",
                 System.getProperty("java.class.path"),
                 Writer.class.getName(),
-                dir.toString())
+                dir.toString(),
+                Integer.toString(pad))
             .redirectErrorStream(true)
             .start();
     List<Long> acked = new ArrayList<>();
     List<String> output = new ArrayList<>();
+    int killAt = untilRecycled ? Integer.MAX_VALUE : ACKS_BEFORE_KILL;
     try (BufferedReader lines =
         new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
-      while (acked.size() < ACKS_BEFORE_KILL && (line = lines.readLine()) != null) {
+      while (acked.size() < killAt && (line = lines.readLine()) != null) {
         if (line.startsWith("ACK ")) {
           acked.add(Long.parseLong(line.substring(4)));
+          if (killAt == Integer.MAX_VALUE && acked.size() % 500 == 0 && reusedWalFile()) {
+            killAt = acked.size() + ACKS_BEFORE_KILL;
+          }
+          if (acked.size() > MAX_ACKS_WITHOUT_REUSE && killAt == Integer.MAX_VALUE) {
+            break;
+          }
         } else {
           output.add(line);
         }
@@ -81,7 +113,10 @@ class WalJournalCrashTest {
       child.destroyForcibly();
       assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
     }
-    if (acked.size() < ACKS_BEFORE_KILL) {
+    if (killAt == Integer.MAX_VALUE) {
+      fail("no WAL file was reused after %d acknowledged mutations", acked.size());
+    }
+    if (acked.size() < killAt) {
       fail("the writer ended early:%n%s", String.join("\n", output));
     }
     long maxAcked = acked.stream().mapToLong(Long::longValue).max().orElseThrow();
@@ -109,7 +144,7 @@ class WalJournalCrashTest {
       List<JournalRecord> records = journal.read(1, Integer.MAX_VALUE);
       assertThat(records).hasSize(Math.toIntExact(applied));
       for (JournalRecord r : records) {
-        assertThat(r.batch()).isEqualTo(create(r.index()));
+        assertThat(r.batch()).isEqualTo(create(r.index(), pad));
         assertThat(r.operation()).isEqualTo("create f" + r.index());
       }
       LOG.info(
@@ -118,6 +153,12 @@ class WalJournalCrashTest {
           maxAcked,
           applied);
     }
+  }
+
+  /** Whether RocksDB's info log tells of a WAL file taken from its recycle list. */
+  private boolean reusedWalFile() throws IOException {
+    Path log = dir.resolve("LOG");
+    return Files.exists(log) && Files.readString(log).contains("reusing log");
   }
 
   /** The inode the mutation at journal index {@code index} creates. */
@@ -129,14 +170,23 @@ class WalJournalCrashTest {
     return Keys.dentry(index % CLIENTS + 1, "f" + index);
   }
 
-  /** The mutation the writer appends as journal record {@code index}. */
-  static StoreBatch create(long index) {
+  /**
+   * The mutation the writer appends as journal record {@code index}, with a {@code pad}-byte xattr
+   * if {@code pad > 0}.
+   */
+  static StoreBatch create(long index, int pad) {
     long ino = ino(index);
-    return StoreBatch.builder()
-        .put(ColumnFamily.INODES, Keys.inode(ino), Keys.u64(ino))
-        .put(ColumnFamily.DENTRIES, dentry(index), Keys.u64(ino))
-        .put(ColumnFamily.META, Keys.meta("last-" + index % CLIENTS), Keys.u64(index))
-        .build();
+    StoreBatch.Builder b =
+        StoreBatch.builder()
+            .put(ColumnFamily.INODES, Keys.inode(ino), Keys.u64(ino))
+            .put(ColumnFamily.DENTRIES, dentry(index), Keys.u64(ino))
+            .put(ColumnFamily.META, Keys.meta("last-" + index % CLIENTS), Keys.u64(index));
+    if (pad > 0) {
+      byte[] value = new byte[pad];
+      Arrays.fill(value, (byte) index);
+      b.put(ColumnFamily.XATTRS, Keys.xattr(ino, "user.pad"), value);
+    }
+    return b.build();
   }
 
   static StoreOptions options(Path dir) {
@@ -149,6 +199,7 @@ class WalJournalCrashTest {
 
     public static void main(String[] args) throws IOException {
       PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+      int pad = Integer.parseInt(args[1]);
       RocksMetadataStore store = new RocksMetadataStore("crash", options(Path.of(args[0])));
       store.start();
       WalJournal journal = new WalJournal("crash", store, BraidConfig.defaults(), Clock.system());
@@ -158,7 +209,7 @@ class WalJournalCrashTest {
       for (long index = 1; ; index++) {
         inFlight.acquireUninterruptibly();
         journal
-            .append("create f" + index, create(index))
+            .append("create f" + index, create(index, pad))
             .whenComplete(
                 (acked, failure) -> {
                   inFlight.release();

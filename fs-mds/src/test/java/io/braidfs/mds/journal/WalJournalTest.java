@@ -253,6 +253,7 @@ class WalJournalTest {
     Await.until("the sync thread to wait at the gate", WAIT, store::syncWaiting);
     long walSyncsBefore = rocks.walSyncCount();
     long journalSyncsBefore = journal.syncCount();
+    SyncStats statsBefore = journal.syncStats();
     int appends = 500;
     for (long i = 2; i <= appends; i++) {
       futures.add(journal.append("create f" + i, create(i)));
@@ -278,6 +279,11 @@ class WalJournalTest {
     }
     // The held sync covers record 1; the next covers the 499 written meanwhile.
     assertThat(journal.syncCount() - journalSyncsBefore).isEqualTo(2);
+    SyncStats stats = journal.syncStats().minus(statsBefore);
+    assertThat(stats.syncs()).isEqualTo(2);
+    assertThat(stats.records()).isEqualTo(appends);
+    assertThat(stats.recordsPerSync()).isEqualTo(appends / 2.0);
+    assertThat(stats.nanos()).isPositive();
     long walSyncs = rocks.walSyncCount() - walSyncsBefore;
     assertThat(walSyncs).isPositive().isLessThan(appends);
     assertThat(outOfOrder).as("records acknowledged before an earlier one").isEmpty();
@@ -348,6 +354,7 @@ class WalJournalTest {
     assertThat(journal.barrier()).isCompletedWithValue(100L);
     assertThat(journal.durableIndex()).isEqualTo(100);
     assertThat(rocks.walSyncCount()).isEqualTo(syncsBefore);
+    assertThat(journal.syncStats()).isEqualTo(SyncStats.NONE);
     assertThat(Await.braidThreads()).noneMatch(t -> t.contains("journal-sync"));
 
     closeBoth();

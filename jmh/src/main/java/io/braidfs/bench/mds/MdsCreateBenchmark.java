@@ -2,6 +2,7 @@ package io.braidfs.bench.mds;
 
 import io.braidfs.bench.AbstractBenchmark;
 import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.mds.journal.SyncStats;
 import io.braidfs.proto.CreateResponse;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +24,8 @@ import org.openjdk.jmh.annotations.Threads;
  * thread is one caller making blocking {@code Create} calls (exclusive, new empty file, chunk set 0
  * placed, lease taken) through one shared {@code RpcClient}. {@code create1} has one caller, {@code
  * create16} sixteen. With {@code dirs=perCaller} each caller creates in its own directory ({@code
- * /c<i>}); with {@code dirs=shared} all create in {@code /shared}.
+ * /c<i>}); with {@code dirs=shared} all create in {@code /shared}. After each iteration it prints
+ * the journal's syncs per second, mean sync time and records per sync.
  *
  * <p>Run: {@code java -jar jmh/target/benchmarks.jar MdsCreateBenchmark -f 3 -rf json -rff
  * mds-create.json -jvmArgsPrepend -Dbraid.bench.dir=DIR} (the store goes under {@code DIR}, default
@@ -46,6 +48,8 @@ public class MdsCreateBenchmark extends AbstractBenchmark {
   private final AtomicInteger callers = new AtomicInteger();
   private MdsFixture.Window window;
   private long pipelined;
+  private SyncStats iterationSyncs = SyncStats.NONE;
+  private long iterationStartNs;
 
   @Setup(Level.Trial)
   public void start() throws IOException {
@@ -55,6 +59,25 @@ public class MdsCreateBenchmark extends AbstractBenchmark {
       mds.mkdir("/p" + i);
     }
     window = new MdsFixture.Window();
+  }
+
+  @Setup(Level.Iteration)
+  public void markSyncs() {
+    iterationSyncs = mds.syncStats();
+    iterationStartNs = System.nanoTime();
+  }
+
+  /**
+   * Prints the iteration's group commit: durable creates wait for a WAL sync, so the disk's sync
+   * time bounds the rate, and this virtual disk's varies several-fold over a day.
+   */
+  @TearDown(Level.Iteration)
+  public void reportSyncs() {
+    SyncStats s = mds.syncStats().minus(iterationSyncs);
+    double seconds = (System.nanoTime() - iterationStartNs) / 1e9;
+    System.out.printf(
+        "journal: %.0f syncs/s, %.0f us per sync, %.1f records per sync%n",
+        s.syncs() / seconds, s.meanSyncMicros(), s.recordsPerSync());
   }
 
   @TearDown(Level.Trial)

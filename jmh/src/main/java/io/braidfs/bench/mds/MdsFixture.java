@@ -8,6 +8,7 @@ import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcResponse;
 import io.braidfs.mds.cluster.MdsClusterConfigKeys;
+import io.braidfs.mds.journal.SyncStats;
 import io.braidfs.mds.server.MdsConfigKeys;
 import io.braidfs.mds.server.MdsServer;
 import io.braidfs.mds.store.MdsStoreConfigKeys;
@@ -98,6 +99,11 @@ final class MdsFixture implements AutoCloseable {
 
   RpcClient client() {
     return client;
+  }
+
+  /** The journal's group commit since the server started. */
+  SyncStats syncStats() {
+    return server.journalSyncStats();
   }
 
   InetSocketAddress address() {
