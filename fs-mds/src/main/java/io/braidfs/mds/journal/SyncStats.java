@@ -9,7 +9,7 @@ package io.braidfs.mds.journal;
  *
  * <p>Thread-safety: immutable.
  *
- * @param syncs completed syncs
+ * @param syncs completed syncs (not one that completed after the journal had failed)
  * @param records records made durable by them (barriers and empty syncs add none)
  * @param nanos total time spent in them
  */

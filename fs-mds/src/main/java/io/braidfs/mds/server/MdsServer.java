@@ -275,7 +275,7 @@ public final class MdsServer implements Service {
 
   /**
    * The journal's group commit since start: syncs, the records they made durable and their time
-   * ({@link SyncStats#NONE} before start).
+   * ({@link SyncStats#NONE} before start and with {@code braid.mds.store.sync=false}).
    */
   public SyncStats journalSyncStats() {
     WalJournal j = journal;

@@ -115,16 +115,11 @@ final class RocksDatabase implements AutoCloseable {
             // longest intact prefix of the WAL, so a crash loses only a suffix of unsynced writes.
             .setManualWalFlush(false)
             .setWalRecoveryMode(WALRecoveryMode.PointInTimeRecovery)
-            // Every acknowledged mutation waits for a WAL sync. Appending to a file makes that
-            // sync write the inode too (its size, and for RocksDB's preallocated space the extent
-            // map), a second synchronous disk write after the data; overwriting blocks already
-            // written does not. So finished WAL files are reused rather than deleted, and all
-            // families flush together, which starts a new WAL only when one memtable is full:
-            // every WAL then grows to about the same length and the next one, written over a
-            // recycled file, mostly overwrites. Neither alone shortened syncs; together they took
-            // a sync from about 270 to 170 us on this project's VM (docs/benchmarks.md). Point-in-
-            // time recovery stops at the first record of a file's previous use (RocksDB records
-            // carry their log number in recycled files).
+            // A WAL sync after an append also writes the inode; one after overwriting written
+            // blocks does not. Recycled WAL files with atomic flushes (every WAL then ends about
+            // as long as the last) make syncs overwrite: docs/architecture.md, "WAL syncs that
+            // overwrite". Recycling needs PointInTimeRecovery; RocksDB silently drops it under
+            // the other recovery modes or a WAL TTL or size limit.
             .setRecycleLogFileNum(RECYCLED_WAL_FILES)
             .setAtomicFlush(true)
             .setKeepLogFileNum(KEEP_INFO_LOGS)

@@ -5,6 +5,7 @@ import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.mds.journal.SyncStats;
 import io.braidfs.proto.CreateResponse;
 import java.io.IOException;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -48,7 +49,7 @@ public class MdsCreateBenchmark extends AbstractBenchmark {
   private final AtomicInteger callers = new AtomicInteger();
   private MdsFixture.Window window;
   private long pipelined;
-  private SyncStats iterationSyncs = SyncStats.NONE;
+  private SyncStats syncsAtIterationStart = SyncStats.NONE;
   private long iterationStartNs;
 
   @Setup(Level.Trial)
@@ -63,7 +64,7 @@ public class MdsCreateBenchmark extends AbstractBenchmark {
 
   @Setup(Level.Iteration)
   public void markSyncs() {
-    iterationSyncs = mds.syncStats();
+    syncsAtIterationStart = mds.syncStats();
     iterationStartNs = System.nanoTime();
   }
 
@@ -73,11 +74,14 @@ public class MdsCreateBenchmark extends AbstractBenchmark {
    */
   @TearDown(Level.Iteration)
   public void reportSyncs() {
-    SyncStats s = mds.syncStats().minus(iterationSyncs);
+    SyncStats s = mds.syncStats().minus(syncsAtIterationStart);
     double seconds = (System.nanoTime() - iterationStartNs) / 1e9;
     System.out.printf(
+        Locale.ROOT,
         "journal: %.0f syncs/s, %.0f us per sync, %.1f records per sync%n",
-        s.syncs() / seconds, s.meanSyncMicros(), s.recordsPerSync());
+        s.syncs() / seconds,
+        s.meanSyncMicros(),
+        s.recordsPerSync());
   }
 
   @TearDown(Level.Trial)
