@@ -49,6 +49,18 @@ final class RocksDatabase implements AutoCloseable {
    */
   private static final long WRITE_BUFFER_BYTES = 8L << 20;
 
+  /**
+   * Larger memtables for the families that grow fastest. All families flush together (atomic flush,
+   * below), each time one memtable is full: the journal family (every record's whole batch, about 1
+   * KiB per create) and the retry cache (about 400 bytes per create) would otherwise set that pace,
+   * every 8,000 creates or so, making many small files of every family for compaction. With these,
+   * the inode and chunk families set it, about every 35,000 creates. The journal's keys grow in
+   * order, and each client's retry-cache keys do, so inserts stay cheap in the larger skip lists
+   * (docs/benchmarks.md).
+   */
+  private static final Map<ColumnFamily, Long> LARGER_WRITE_BUFFERS =
+      Map.of(ColumnFamily.JOURNAL, 64L << 20, ColumnFamily.RETRY, 32L << 20);
+
   /** The memtable Bloom filter's size as a fraction of the memtable's: 400 KiB per 8 MiB. */
   private static final double MEMTABLE_BLOOM_RATIO = 0.05;
 
@@ -96,14 +108,7 @@ final class RocksDatabase implements AutoCloseable {
     Files.createDirectories(options.dir());
     LRUCache cache = keep(ManagedNatives.lruCache(options.blockCache().toBytes()));
     BloomFilter bloom = keep(ManagedNatives.bloomFilter(BLOOM_BITS_PER_KEY));
-    ColumnFamilyOptions cfOptions = keep(ManagedNatives.columnFamilyOptions());
-    cfOptions.setWriteBufferSize(WRITE_BUFFER_BYTES);
-    // A create looks up a name that is not there (and a retried call's retry-cache key): the
-    // memtable's own whole-key Bloom filter answers such misses without searching its skip list.
-    cfOptions.setMemtablePrefixBloomSizeRatio(MEMTABLE_BLOOM_RATIO);
-    cfOptions.setMemtableWholeKeyFiltering(true);
-    cfOptions.setTableFormatConfig(
-        new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(bloom));
+    ColumnFamilyOptions cfOptions = familyOptions(WRITE_BUFFER_BYTES, cache, bloom);
     Statistics stats = keep(ManagedNatives.statistics());
     DBOptions dbOptions =
         keep(ManagedNatives.dbOptions())
@@ -127,7 +132,11 @@ final class RocksDatabase implements AutoCloseable {
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
     descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
     for (ColumnFamily family : ColumnFamily.values()) {
-      descriptors.add(new ColumnFamilyDescriptor(family.nameBytes(), cfOptions));
+      Long larger = LARGER_WRITE_BUFFERS.get(family);
+      descriptors.add(
+          new ColumnFamilyDescriptor(
+              family.nameBytes(),
+              larger == null ? cfOptions : familyOptions(larger, cache, bloom)));
     }
     List<ManagedNative<ColumnFamilyHandle>> handles = new ArrayList<>();
     db = keep(ManagedNatives.open(dbOptions, options.dir(), descriptors, handles));
@@ -140,6 +149,19 @@ final class RocksDatabase implements AutoCloseable {
     syncedWrites = keep(ManagedNatives.writeOptions()).setSync(true);
     unsyncedWrites = keep(ManagedNatives.writeOptions()).setSync(false);
     statistics = stats;
+  }
+
+  /** A family's options with a memtable of {@code writeBufferBytes}; kept until close. */
+  private ColumnFamilyOptions familyOptions(
+      long writeBufferBytes, LRUCache cache, BloomFilter bloom) {
+    ColumnFamilyOptions o = keep(ManagedNatives.columnFamilyOptions());
+    o.setWriteBufferSize(writeBufferBytes);
+    // A create looks up a name that is not there (and a retried call's retry-cache key): the
+    // memtable's own whole-key Bloom filter answers such misses without searching its skip list.
+    o.setMemtablePrefixBloomSizeRatio(MEMTABLE_BLOOM_RATIO);
+    o.setMemtableWholeKeyFiltering(true);
+    o.setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(bloom));
+    return o;
   }
 
   private <T extends AbstractNativeReference> T keep(ManagedNative<T> n) {
