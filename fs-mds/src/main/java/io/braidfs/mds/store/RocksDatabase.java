@@ -42,10 +42,11 @@ final class RocksDatabase implements AutoCloseable {
   private static final double BLOOM_BITS_PER_KEY = 10;
 
   /**
-   * Memtable size per family (RocksDB's default is 64 MiB). Every mutation inserts about a dozen
-   * keys; in smaller skip lists each insert costs less and flushes are short, and creates with 16
-   * callers ran steadier and faster with 8 MiB (docs/benchmarks.md). Metadata values are small, so
-   * 8 MiB still holds tens of thousands of mutations.
+   * Memtable size of a family not in {@link #LARGER_WRITE_BUFFERS} (RocksDB's default is 64 MiB).
+   * Every mutation inserts about a dozen keys; in smaller skip lists each insert costs less and
+   * flushes are short, and creates with 16 callers ran steadier and faster with 8 MiB
+   * (docs/benchmarks.md). Metadata values are small, so 8 MiB still holds tens of thousands of
+   * mutations.
    */
   private static final long WRITE_BUFFER_BYTES = 8L << 20;
 
@@ -54,9 +55,7 @@ final class RocksDatabase implements AutoCloseable {
    * below), each time one memtable is full: the journal family (every record's whole batch, about 1
    * KiB per create) and the retry cache (about 400 bytes per create) would otherwise set that pace,
    * every 8,000 creates or so, making many small files of every family for compaction. With these,
-   * the inode and chunk families set it, about every 35,000 creates. The journal's keys grow in
-   * order, and each client's retry-cache keys do, so inserts stay cheap in the larger skip lists
-   * (docs/benchmarks.md).
+   * the inode and chunk families set it, about every 35,000 creates.
    */
   private static final Map<ColumnFamily, Long> LARGER_WRITE_BUFFERS =
       Map.of(ColumnFamily.JOURNAL, 64L << 20, ColumnFamily.RETRY, 32L << 20);
@@ -123,8 +122,8 @@ final class RocksDatabase implements AutoCloseable {
             // A WAL sync after an append also writes the inode; one after overwriting written
             // blocks does not. Recycled WAL files with atomic flushes (every WAL then ends about
             // as long as the last) make syncs overwrite: docs/architecture.md, "WAL syncs that
-            // overwrite". Recycling needs PointInTimeRecovery; RocksDB silently drops it under
-            // the other recovery modes or a WAL TTL or size limit.
+            // overwrite". RocksDB silently drops recycling under TolerateCorruptedTailRecords or
+            // AbsoluteConsistency recovery, or with a WAL TTL or size limit.
             .setRecycleLogFileNum(RECYCLED_WAL_FILES)
             .setAtomicFlush(true)
             .setKeepLogFileNum(KEEP_INFO_LOGS)
