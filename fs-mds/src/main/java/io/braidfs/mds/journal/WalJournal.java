@@ -329,11 +329,6 @@ public final class WalJournal implements Journal {
     return durableIndex;
   }
 
-  /** WAL syncs the journal made since start. */
-  public long syncCount() {
-    return syncStats.syncs();
-  }
-
   /**
    * The group commit's figures since start: syncs, records they made durable, time in them. None
    * with {@code braid.mds.store.sync=false}.
