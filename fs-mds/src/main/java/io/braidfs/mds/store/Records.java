@@ -1,9 +1,10 @@
 package io.braidfs.mds.store;
 
+import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
-import com.google.protobuf.UnsafeByteOperations;
+import com.google.protobuf.WireFormat;
 import io.braidfs.common.error.Status;
 import io.braidfs.mds.store.proto.ChunkRecord;
 import io.braidfs.mds.store.proto.DeletionRecord;
@@ -12,6 +13,8 @@ import io.braidfs.mds.store.proto.InodeRecord;
 import io.braidfs.mds.store.proto.JournalEntry;
 import io.braidfs.mds.store.proto.JournalOp;
 import io.braidfs.mds.store.proto.RetryEntry;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -80,28 +83,62 @@ public final class Records {
    * @throws IllegalArgumentException if {@code batch} writes the journal family
    */
   public static byte[] encodeJournalEntry(String operation, long timeNs, StoreBatch batch) {
-    JournalEntry.Builder entry =
-        JournalEntry.newBuilder().setOperation(operation).setTimeNs(timeNs);
-    for (StoreBatch.Op op : batch.ops()) {
+    // Written field by field, as JournalEntry.toByteArray() would write it (fields in number
+    // order, defaults left out), without building a message per op: this runs for every record
+    // on the journal's write thread. RecordsTest checks the bytes against protobuf's own.
+    List<StoreBatch.Op> ops = batch.ops();
+    byte[] name = operation.getBytes(StandardCharsets.UTF_8);
+    int[] opSizes = new int[ops.size()];
+    int size = name.length == 0 ? 0 : CodedOutputStream.computeByteArraySize(1, name);
+    size += timeNs == 0 ? 0 : CodedOutputStream.computeInt64Size(2, timeNs);
+    for (int i = 0; i < opSizes.length; i++) {
+      StoreBatch.Op op = ops.get(i);
       if (op.family() == ColumnFamily.JOURNAL) {
         throw new IllegalArgumentException(
             "a journaled batch cannot write the journal family itself: " + operation);
       }
-      // The batch's arrays are immutable (StoreBatch never exposes them), so they are wrapped,
-      // not copied; the encoding is the same.
-      JournalOp.Builder o =
-          entry
-              .addOpsBuilder()
-              .setFamily(op.family().id())
-              .setKey(UnsafeByteOperations.unsafeWrap(op.key()));
+      int opSize = CodedOutputStream.computeUInt32Size(1, op.family().id()); // ids are never 0
+      opSize += op.key().length == 0 ? 0 : CodedOutputStream.computeByteArraySize(2, op.key());
       byte[] value = op.value();
       if (value == null) {
-        o.setDelete(true);
-      } else {
-        o.setValue(UnsafeByteOperations.unsafeWrap(value));
+        opSize += CodedOutputStream.computeBoolSize(4, true);
+      } else if (value.length > 0) {
+        opSize += CodedOutputStream.computeByteArraySize(3, value);
       }
+      opSizes[i] = opSize;
+      size +=
+          CodedOutputStream.computeTagSize(3) + CodedOutputStream.computeUInt32SizeNoTag(opSize);
+      size += opSize;
     }
-    return entry.build().toByteArray();
+    byte[] out = new byte[size];
+    CodedOutputStream o = CodedOutputStream.newInstance(out);
+    try {
+      if (name.length > 0) {
+        o.writeByteArray(1, name);
+      }
+      if (timeNs != 0) {
+        o.writeInt64(2, timeNs);
+      }
+      for (int i = 0; i < opSizes.length; i++) {
+        StoreBatch.Op op = ops.get(i);
+        o.writeTag(3, WireFormat.WIRETYPE_LENGTH_DELIMITED);
+        o.writeUInt32NoTag(opSizes[i]);
+        o.writeUInt32(1, op.family().id());
+        if (op.key().length > 0) {
+          o.writeByteArray(2, op.key());
+        }
+        byte[] value = op.value();
+        if (value == null) {
+          o.writeBool(4, true);
+        } else if (value.length > 0) {
+          o.writeByteArray(3, value);
+        }
+      }
+      o.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new IllegalStateException("journal entry of " + size + " bytes miscounted", e);
+    }
+    return out;
   }
 
   // ---- decode -----------------------------------------------------------------------------------

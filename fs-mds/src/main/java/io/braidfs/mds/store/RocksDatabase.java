@@ -107,7 +107,7 @@ final class RocksDatabase implements AutoCloseable {
     Files.createDirectories(options.dir());
     LRUCache cache = keep(ManagedNatives.lruCache(options.blockCache().toBytes()));
     BloomFilter bloom = keep(ManagedNatives.bloomFilter(BLOOM_BITS_PER_KEY));
-    ColumnFamilyOptions cfOptions = familyOptions(WRITE_BUFFER_BYTES, cache, bloom);
+    ColumnFamilyOptions cfOptions = familyOptions(WRITE_BUFFER_BYTES, cache, bloom, true);
     Statistics stats = keep(ManagedNatives.statistics());
     DBOptions dbOptions =
         keep(ManagedNatives.dbOptions())
@@ -132,10 +132,16 @@ final class RocksDatabase implements AutoCloseable {
     descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
     for (ColumnFamily family : ColumnFamily.values()) {
       Long larger = LARGER_WRITE_BUFFERS.get(family);
+      // Nothing reads the journal family by key (its readers scan it), so a memtable Bloom filter
+      // there would only cost a hash and a bit per record.
+      boolean pointReads = family != ColumnFamily.JOURNAL;
       descriptors.add(
           new ColumnFamilyDescriptor(
               family.nameBytes(),
-              larger == null ? cfOptions : familyOptions(larger, cache, bloom)));
+              larger == null && pointReads
+                  ? cfOptions
+                  : familyOptions(
+                      larger == null ? WRITE_BUFFER_BYTES : larger, cache, bloom, pointReads)));
     }
     List<ManagedNative<ColumnFamilyHandle>> handles = new ArrayList<>();
     db = keep(ManagedNatives.open(dbOptions, options.dir(), descriptors, handles));
@@ -150,15 +156,20 @@ final class RocksDatabase implements AutoCloseable {
     statistics = stats;
   }
 
-  /** A family's options with a memtable of {@code writeBufferBytes}; kept until close. */
+  /**
+   * A family's options with a memtable of {@code writeBufferBytes}, and a memtable Bloom filter if
+   * the family has {@code pointReads}; kept until close.
+   */
   private ColumnFamilyOptions familyOptions(
-      long writeBufferBytes, LRUCache cache, BloomFilter bloom) {
+      long writeBufferBytes, LRUCache cache, BloomFilter bloom, boolean pointReads) {
     ColumnFamilyOptions o = keep(ManagedNatives.columnFamilyOptions());
     o.setWriteBufferSize(writeBufferBytes);
-    // A create looks up a name that is not there (and a retried call's retry-cache key): the
-    // memtable's own whole-key Bloom filter answers such misses without searching its skip list.
-    o.setMemtablePrefixBloomSizeRatio(MEMTABLE_BLOOM_RATIO);
-    o.setMemtableWholeKeyFiltering(true);
+    if (pointReads) {
+      // A create looks up a name that is not there (and a retried call's retry-cache key): the
+      // memtable's own whole-key Bloom filter answers such misses without searching its skip list.
+      o.setMemtablePrefixBloomSizeRatio(MEMTABLE_BLOOM_RATIO);
+      o.setMemtableWholeKeyFiltering(true);
+    }
     o.setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(bloom));
     return o;
   }

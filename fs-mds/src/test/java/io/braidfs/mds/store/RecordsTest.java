@@ -29,6 +29,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -285,6 +286,61 @@ class RecordsTest {
         .isEqualTo(value);
     assertThat(Records.journalBatch(JOURNAL_KEY, JournalEntry.getDefaultInstance()))
         .isSameAs(StoreBatch.empty());
+  }
+
+  @Test
+  void journalEntriesAreEncodedByteForByteAsProtobufWouldEncodeThem() {
+    Random random = new Random(20261123);
+    ColumnFamily[] families = {
+      ColumnFamily.INODES,
+      ColumnFamily.DENTRIES,
+      ColumnFamily.XATTRS,
+      ColumnFamily.CHUNKS,
+      ColumnFamily.META,
+      ColumnFamily.RETRY,
+      ColumnFamily.DELETIONS
+    };
+    String[] operations = {
+      "", "create /a", "rename /\u00e9t\u00e9 /\ud83d\ude00", "bad \ud800 half"
+    };
+    long[] times = {0, 1, -1, 1_767_225_600_000_000_000L, Long.MIN_VALUE};
+    for (int round = 0; round < 500; round++) {
+      StoreBatch.Builder b = StoreBatch.builder();
+      int ops = random.nextInt(round % 50 == 0 ? 300 : 12);
+      for (int i = 0; i < ops; i++) {
+        ColumnFamily family = families[random.nextInt(families.length)];
+        // Lengths across the one- and two-byte varint boundary (127/128), empty values included.
+        byte[] key = new byte[1 + random.nextInt(140)];
+        random.nextBytes(key);
+        if (random.nextInt(4) == 0) {
+          b.delete(family, key);
+        } else {
+          byte[] value = new byte[random.nextInt(5) == 0 ? 0 : random.nextInt(20_000)];
+          random.nextBytes(value);
+          b.put(family, key, value);
+        }
+      }
+      StoreBatch batch = b.build();
+      String operation = operations[round % operations.length];
+      long timeNs = times[round % times.length];
+      JournalEntry.Builder expected =
+          JournalEntry.newBuilder().setOperation(operation).setTimeNs(timeNs);
+      for (StoreBatch.Op op : batch.ops()) {
+        JournalOp.Builder o =
+            expected
+                .addOpsBuilder()
+                .setFamily(op.family().id())
+                .setKey(ByteString.copyFrom(op.key()));
+        if (op.value() == null) {
+          o.setDelete(true);
+        } else {
+          o.setValue(ByteString.copyFrom(op.value()));
+        }
+      }
+      assertThat(Records.encodeJournalEntry(operation, timeNs, batch))
+          .as("round %d: %d ops, operation '%s', time %d", round, ops, operation, timeNs)
+          .isEqualTo(expected.build().toByteArray());
+    }
   }
 
   @Test

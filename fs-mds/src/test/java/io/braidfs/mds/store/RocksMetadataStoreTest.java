@@ -9,7 +9,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -158,6 +162,54 @@ class RocksMetadataStoreTest extends AbstractMetadataStoreTest {
     // Relative to what was open without the store, so natives of other tests do not count.
     assertThat(ManagedNatives.openCount()).isEqualTo(withoutStore);
     assertThat(beforeOpen).isGreaterThan(withoutStore);
+  }
+
+  @Test
+  void theOptionsFileShowsTheTuningEachFamilyWasOpenedWith() throws IOException {
+    // RocksDB writes the options it opened with to OPTIONS-<n>, an INI file, in the store
+    // directory.
+    Path file;
+    try (Stream<Path> files = Files.list(dir)) {
+      file =
+          files
+              .filter(p -> p.getFileName().toString().startsWith("OPTIONS-"))
+              .max(Comparator.naturalOrder())
+              .orElseThrow();
+    }
+    Map<String, Map<String, String>> sections = new HashMap<>();
+    Map<String, String> section = null;
+    for (String line : Files.readAllLines(file)) {
+      String t = line.strip();
+      if (t.startsWith("[")) {
+        section = sections.computeIfAbsent(t, k -> new HashMap<>());
+      } else if (section != null && t.contains("=")) {
+        section.put(t.substring(0, t.indexOf('=')).strip(), t.substring(t.indexOf('=') + 1));
+      }
+    }
+    Map<String, String> db = sections.get("[DBOptions]");
+    assertThat(db).containsEntry("recycle_log_file_num", "4").containsEntry("atomic_flush", "true");
+    for (ColumnFamily family : ColumnFamily.values()) {
+      Map<String, String> cf = sections.get("[CFOptions \"" + family.cfName() + "\"]");
+      assertThat(cf).as(family.cfName()).isNotNull();
+      String bloom = cf.get("memtable_prefix_bloom_size_ratio");
+      String buffer = cf.get("write_buffer_size");
+      switch (family) {
+        case JOURNAL -> {
+          // Only scanned: no memtable Bloom filter.
+          assertThat(Double.parseDouble(bloom)).as("journal memtable Bloom").isZero();
+          assertThat(buffer).isEqualTo(String.valueOf(64L << 20));
+        }
+        case RETRY -> {
+          assertThat(Double.parseDouble(bloom)).isEqualTo(0.05);
+          assertThat(buffer).isEqualTo(String.valueOf(32L << 20));
+        }
+        default -> {
+          assertThat(Double.parseDouble(bloom)).as(family.cfName()).isEqualTo(0.05);
+          assertThat(cf).containsEntry("memtable_whole_key_filtering", "true");
+          assertThat(buffer).isEqualTo(String.valueOf(8L << 20));
+        }
+      }
+    }
   }
 
   @Test
