@@ -11,8 +11,9 @@ import java.nio.ByteBuffer;
 
 /**
  * Encodes an {@link OutboundFrame}: the fixed header and the protobuf message are serialized
- * together into one pooled buffer; the payload follows as a second write, never copied. Both are
- * written before any flush, so the transport sends them in one {@code writev}.
+ * together into one pooled buffer (a message the sender already serialized is copied in); the
+ * payload follows as a second write, never copied. Both are written before any flush, so the
+ * transport sends them in one {@code writev}.
  *
  * <p>Thread-safety: stateless and {@link Sharable}; runs on the channel's event loop.
  */
@@ -46,7 +47,10 @@ public final class FrameEncoder extends ChannelOutboundHandlerAdapter {
 
   private static ByteBuf encodeHeader(ChannelHandlerContext ctx, OutboundFrame frame)
       throws IOException {
-    int messageLength = frame.message == null ? 0 : frame.message.getSerializedSize();
+    int messageLength =
+        frame.encoded != null
+            ? frame.encoded.length
+            : frame.message == null ? 0 : frame.message.getSerializedSize();
     long payloadLength = frame.payloadLength();
     if (payloadLength > 0xFFFF_FFFFL) {
       throw new IllegalArgumentException("payload of " + payloadLength + " bytes is too large");
@@ -62,7 +66,9 @@ public final class FrameEncoder extends ChannelOutboundHandlerAdapter {
           .writeInt(frame.timing)
           .writeInt(messageLength)
           .writeInt((int) payloadLength);
-      if (messageLength > 0) {
+      if (frame.encoded != null) {
+        buf.writeBytes(frame.encoded);
+      } else if (messageLength > 0) {
         writeMessage(frame, buf, messageLength);
       }
       return buf;

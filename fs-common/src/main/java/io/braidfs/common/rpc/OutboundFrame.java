@@ -4,11 +4,13 @@ import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.FileRegion;
 import io.netty.util.ReferenceCountUtil;
+import java.util.Objects;
 
 /**
  * A frame to send: header fields, a protobuf message (serialized by {@link FrameEncoder} on the
- * event loop straight into the outbound buffer) and an optional payload that goes out as is, either
- * a {@link ByteBuf} or a {@link FileRegion} (zero-copy from a file).
+ * event loop straight into the outbound buffer, or already serialized by the sender) and an
+ * optional payload that goes out as is, either a {@link ByteBuf} or a {@link FileRegion} (zero-copy
+ * from a file).
  *
  * <p>Ownership: the frame owns its payload until it is written; the encoder passes it on to the
  * transport, which releases it once sent. {@link #release()} frees it when the frame is dropped.
@@ -22,6 +24,10 @@ public final class OutboundFrame {
   final long callId;
   final int timing;
   final MessageLite message;
+
+  /** The message already serialized, sent as is; null when {@link #message} is to be encoded. */
+  final byte[] encoded;
+
   final Object payload;
 
   private OutboundFrame(
@@ -31,6 +37,7 @@ public final class OutboundFrame {
       long callId,
       int timing,
       MessageLite message,
+      byte[] encoded,
       Object payload) {
     this.flags = flags;
     this.methodId = methodId;
@@ -38,6 +45,7 @@ public final class OutboundFrame {
     this.callId = callId;
     this.timing = timing;
     this.message = message;
+    this.encoded = encoded;
     this.payload = payload;
   }
 
@@ -50,7 +58,7 @@ public final class OutboundFrame {
   public static OutboundFrame request(
       int methodId, long callId, long deadlineMicros, MessageLite message, Object payload) {
     return new OutboundFrame(
-        0, methodId, 0, callId, clampMicros(deadlineMicros), message, checkPayload(payload));
+        0, methodId, 0, callId, clampMicros(deadlineMicros), message, null, checkPayload(payload));
   }
 
   /**
@@ -73,7 +81,27 @@ public final class OutboundFrame {
         callId,
         clampMicros(serverMicros),
         message,
+        null,
         checkPayload(payload));
+  }
+
+  /**
+   * A response frame without payload whose message is already serialized: {@code encoded} is sent
+   * as the message bytes, unchanged, and must not change afterwards.
+   *
+   * @param serverMicros the server's handling time
+   */
+  public static OutboundFrame encodedResponse(
+      int methodId, long callId, int statusCode, long serverMicros, byte[] encoded) {
+    return new OutboundFrame(
+        FrameHeader.FLAG_RESPONSE,
+        methodId,
+        statusCode,
+        callId,
+        clampMicros(serverMicros),
+        null,
+        Objects.requireNonNull(encoded, "encoded"),
+        null);
   }
 
   private static Object checkPayload(Object payload) {

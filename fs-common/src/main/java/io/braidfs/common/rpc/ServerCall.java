@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.FileRegion;
 import io.netty.util.ReferenceCountUtil;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -111,6 +112,26 @@ public final class ServerCall<Q extends Message, R extends Message> {
     connection.send(
         OutboundFrame.response(
             method.id(), callId, Status.OK.code(), elapsedMicros(), response, data));
+    connection.server().callAnswered();
+  }
+
+  /**
+   * Answers OK with a response the handler already serialized, sent as is: no encoding on the event
+   * loop. For answers whose bytes exist anyway (a retry-cache entry keeps them). {@code encoded}
+   * must be a serialized {@code R}, or several serialized parts of one concatenated (protobuf
+   * merges them as it parses: a later part adds or replaces fields), and must not change
+   * afterwards.
+   *
+   * @throws IllegalStateException if the call was already answered
+   */
+  public void replyEncoded(byte[] encoded) {
+    Objects.requireNonNull(encoded, "encoded");
+    if (!answered.compareAndSet(false, true)) {
+      throw new IllegalStateException(method + " call " + callId + " was already answered");
+    }
+    connection.send(
+        OutboundFrame.encodedResponse(
+            method.id(), callId, Status.OK.code(), elapsedMicros(), encoded));
     connection.server().callAnswered();
   }
 

@@ -36,6 +36,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -409,6 +410,40 @@ class RpcLoopbackTest {
                 Duration.ofSeconds(30)))) {
       assertThat(ByteBufUtil.getBytes(r.payload())).isEqualTo(data);
     }
+  }
+
+  @Test
+  void anAnswerSerializedByTheHandlerArrivesAsTheMessageItsPartsMergeInto() throws Exception {
+    byte[] first =
+        PingResponse.newBuilder().setEcho(ByteString.copyFromUtf8("first")).build().toByteArray();
+    byte[] second =
+        PingResponse.newBuilder().setEcho(ByteString.copyFromUtf8("second")).build().toByteArray();
+    byte[] both = new byte[first.length + second.length];
+    System.arraycopy(first, 0, both, 0, first.length);
+    System.arraycopy(second, 0, both, first.length, second.length);
+    AtomicReference<Throwable> twice = new AtomicReference<>();
+    RpcServer server =
+        start(
+            RpcServer.builder("srv")
+                .handle(
+                    RpcMethod.PING,
+                    c -> {
+                      String echo = c.request().getEcho().toStringUtf8();
+                      c.replyEncoded(echo.equals("one") ? first : both);
+                      try {
+                        c.replyEncoded(first);
+                      } catch (IllegalStateException e) {
+                        twice.set(e);
+                      }
+                    },
+                    null));
+    RpcClient client = client();
+    assertThat(client.callSync(server.boundAddress(), RpcMethod.PING, ping("one")).getEcho())
+        .isEqualTo(ByteString.copyFromUtf8("first"));
+    // Concatenated parts merge as protobuf parses them: the later echo replaces the earlier.
+    assertThat(client.callSync(server.boundAddress(), RpcMethod.PING, ping("two")).getEcho())
+        .isEqualTo(ByteString.copyFromUtf8("second"));
+    assertThat(twice.get()).hasMessageContaining("already answered");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.braidfs.mds.namespace;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.path.BraidPath;
@@ -123,29 +124,31 @@ public final class FileWrites {
       // AllocateChunkSet reports why no chunks could be placed.
       LOG.debug("{}: create {}: no chunk set placed: {}", ns.id, path, e.getMessage());
     }
-    // The token is added by withToken when the answer leaves, off the mutation thread.
+    // The token is added by tokenField when the answer leaves, off the mutation thread.
     m.afterApply(() -> acquire(file.id(), client));
     return out.setLease(lease(file.id())).build();
   }
 
   /**
-   * {@code created} with its capability token (READ and WRITE on the new file), valid from the
-   * create's time: {@link #create} leaves the token out so that the HMAC is not computed on the
+   * The capability token of {@code created} (READ and WRITE on the new file, valid from the
+   * create's time) as a serialized {@code CreateResponse} holding only that field, to append to the
+   * answer's bytes: {@link #create} leaves the token out so that the HMAC is not computed on the
    * mutation thread, nor kept in the journal and the retry cache. The same answer gives the same
    * token, so a retry answered from the retry cache gets the first answer's bytes. Thread-safe.
    */
-  public CreateResponse withToken(Client client, CreateResponse created) {
+  public byte[] tokenField(Client client, CreateResponse created) {
     var attrs = created.getAttributes();
-    return created.toBuilder()
-        .setToken(
-            ByteString.copyFrom(
-                ns.token(
-                    client,
-                    attrs.getInodeId(),
-                    attrs.getGeneration(),
-                    CapabilityToken.READ | CapabilityToken.WRITE,
-                    attrs.getCtimeNs() / 1_000_000L)))
-        .build();
+    byte[] token =
+        ns.token(
+            client,
+            attrs.getInodeId(),
+            attrs.getGeneration(),
+            CapabilityToken.READ | CapabilityToken.WRITE,
+            attrs.getCtimeNs() / 1_000_000L);
+    return CreateResponse.newBuilder()
+        .setToken(UnsafeByteOperations.unsafeWrap(token))
+        .build()
+        .toByteArray();
   }
 
   /** Open for writing (and O_TRUNC): takes the lease and marks the file open for write. */

@@ -218,7 +218,7 @@ final class MetadataHandlers {
         mutationThread);
     b.handle(
         RpcMethod.CREATE,
-        c -> runner.run(c, "create", r -> r.getPath(), files::create, files::withToken),
+        c -> runner.run(c, "create", r -> r.getPath(), files::create, files::tokenField),
         mutationThread);
     b.handle(
         RpcMethod.SET_ATTR,

@@ -2,6 +2,7 @@ package io.braidfs.mds.server;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
+import com.google.protobuf.UnsafeByteOperations;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.ServerCall;
@@ -16,6 +17,7 @@ import io.braidfs.mds.store.Records;
 import io.braidfs.mds.store.StoreView;
 import io.braidfs.mds.store.proto.RetryEntry;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Function;
@@ -38,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>An answer may be completed as it leaves by a {@link Finish} (Create's capability token is
  * signed there, on the journal's sync thread): the mutation thread and the journal record do only
- * what must be decided in order.
+ * what must be decided in order. An answer is serialized once, on the mutation thread, for its
+ * retry-cache entry, and those bytes (with a finish's fields appended) are what the call sends: the
+ * event loop copies them instead of encoding the message again.
  *
  * <p>Thread-safety: thread-safe; {@link #submit} hands the work to the mutation thread.
  */
@@ -52,14 +56,21 @@ final class MutationRunner {
   }
 
   /**
-   * Completes an answer as it leaves, after the record is durable (on the journal's sync thread) or
-   * when a retry is answered from the cache: what need not be decided on the mutation thread nor
-   * journaled, such as signing a capability token. Must be thread-safe, fast and deterministic.
+   * Adds to an answer as it leaves, after the record is durable (on the journal's sync thread) or
+   * when a retry is answered from the cache: fields that need not be decided on the mutation thread
+   * nor journaled, such as a capability token. Returns them serialized, as a message of the
+   * answer's type with only those fields set; they are appended to the answer's bytes, and protobuf
+   * merges them in as the client parses. Must be thread-safe, fast and deterministic.
    */
   @FunctionalInterface
   interface Finish<R> {
-    R apply(Client client, R response);
+    byte[] fields(Client client, R response);
   }
+
+  private static final byte[] NO_FIELDS = new byte[0];
+
+  /** Adds nothing: the answer leaves as decided. */
+  private static final Finish<Message> NOTHING = (client, response) -> NO_FIELDS;
 
   private final Namespace ns;
 
@@ -107,13 +118,14 @@ final class MutationRunner {
   }
 
   /** Runs {@code op} for {@code call} on this (the mutation) thread. */
+  @SuppressWarnings("unchecked") // NOTHING reads no field of the response
   <Q extends Message, R extends Message> void run(
       ServerCall<Q, R> call, String name, Function<Q, String> describe, Op<Q, R> op) {
-    run(call, name, describe, op, (client, response) -> response);
+    run(call, name, describe, op, (Finish<R>) NOTHING);
   }
 
   /**
-   * Runs {@code op} for {@code call} on this (the mutation) thread; {@code finish} completes the
+   * Runs {@code op} for {@code call} on this (the mutation) thread; {@code finish} adds to the
    * answer as it leaves (the retry cache keeps the answer {@code op} returned).
    */
   <Q extends Message, R extends Message> void run(
@@ -128,10 +140,14 @@ final class MutationRunner {
     ClientId clientId = ClientId.of(call.caller().clientId());
     byte[] retryKey = Keys.retry(clientId, call.callId());
     try {
-      R cached = cached(call, clientId, retryKey);
+      RetryEntry cached = cached(call, clientId, retryKey);
       if (cached != null) {
+        R first = parse(call, cached);
+        byte[] encoded = cached.getResponse().toByteArray();
         metrics.retry();
-        journal.barrier().whenComplete((i, err) -> answer(call, client, cached, finish, err));
+        journal
+            .barrier()
+            .whenComplete((i, err) -> answer(call, client, first, encoded, finish, err));
         return;
       }
       Mutation m = ns.newMutation();
@@ -142,13 +158,15 @@ final class MutationRunner {
         ns.abandoned();
         throw e;
       }
+      byte[] encoded = response.toByteArray();
       m.put(
           ColumnFamily.RETRY,
           retryKey,
           Records.encode(
               RetryEntry.newBuilder()
                   .setStatusCode(Status.OK.code())
-                  .setResponse(response.toByteString())
+                  // Never changed once made: the entry and the answer share the array.
+                  .setResponse(UnsafeByteOperations.unsafeWrap(encoded))
                   .setExpiryMs(clock.currentTimeMillis() + retryTtlMs)
                   .setMethodId(call.method().id())
                   .build()));
@@ -156,7 +174,7 @@ final class MutationRunner {
       m.applied();
       audit.log(client, name, target, Status.OK);
       metrics.mutation(name);
-      durable.whenComplete((i, err) -> answer(call, client, response, finish, err));
+      durable.whenComplete((i, err) -> answer(call, client, response, encoded, finish, err));
     } catch (IOException | RuntimeException e) {
       Status status = StatusExceptions.statusOf(e);
       if (status == Status.INTERNAL) {
@@ -190,8 +208,9 @@ final class MutationRunner {
             });
   }
 
-  private <Q extends Message, R extends Message> @Nullable R cached(
-      ServerCall<Q, R> call, ClientId clientId, byte[] key) throws IOException {
+  /** The call's retry-cache entry if it holds a successful answer of the same method, else null. */
+  private @Nullable RetryEntry cached(ServerCall<?, ?> call, ClientId clientId, byte[] key)
+      throws IOException {
     byte[] value =
         switch (watermarks.check(clientId, call.callId())) {
           case NEW -> null;
@@ -205,6 +224,11 @@ final class MutationRunner {
     if (entry.getMethodId() != call.method().id() || entry.getStatusCode() != Status.OK.code()) {
       return null;
     }
+    return entry;
+  }
+
+  /** The first answer a retry-cache entry keeps. */
+  private <R extends Message> R parse(ServerCall<?, R> call, RetryEntry entry) throws IOException {
     try {
       return call.method().responseParser().parseFrom(entry.getResponse());
     } catch (InvalidProtocolBufferException e) {
@@ -214,19 +238,30 @@ final class MutationRunner {
   }
 
   private static <R extends Message> void answer(
-      ServerCall<?, R> call, Client client, R response, Finish<R> finish, Throwable err) {
-    if (err == null) {
-      R finished;
-      try {
-        finished = finish.apply(client, response);
-      } catch (RuntimeException e) {
-        LOG.error("{}: finishing the answer failed", call, e);
-        call.fail(Status.INTERNAL, call.method() + ": finishing the answer failed: " + e);
-        return;
-      }
-      call.reply(finished);
-    } else {
+      ServerCall<?, R> call,
+      Client client,
+      R response,
+      byte[] encoded,
+      Finish<R> finish,
+      Throwable err) {
+    if (err != null) {
       call.fail(Status.UNAVAILABLE, "the journal could not make the change durable: " + err);
+      return;
+    }
+    byte[] fields;
+    try {
+      fields = finish.fields(client, response);
+    } catch (RuntimeException e) {
+      LOG.error("{}: finishing the answer failed", call, e);
+      call.fail(Status.INTERNAL, call.method() + ": finishing the answer failed: " + e);
+      return;
+    }
+    if (fields.length == 0) {
+      call.replyEncoded(encoded);
+    } else {
+      byte[] finished = Arrays.copyOf(encoded, encoded.length + fields.length);
+      System.arraycopy(fields, 0, finished, encoded.length, fields.length);
+      call.replyEncoded(finished);
     }
   }
 

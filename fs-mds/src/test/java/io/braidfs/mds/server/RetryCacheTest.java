@@ -93,7 +93,11 @@ class RetryCacheTest {
       assertThat(first.status()).as(first.error()).isEqualTo(Status.OK);
       assertSameAnswer(c.call(RpcMethod.CREATE, 7, create("/f", false)), first);
     }
-    long inode = first.parse(RpcMethod.CREATE).getAttributes().getInodeId();
+    CreateResponse created = first.parse(RpcMethod.CREATE);
+    long inode = created.getAttributes().getInodeId();
+    // The token is appended to the kept answer as it leaves, the first time and on the retry.
+    assertThat(created.getToken().size()).isGreaterThan(32);
+    assertThat(created.getFirstChunkSet().getChunksCount()).isPositive();
     assertThat(getAttr("/f").getInodeId()).isEqualTo(inode);
     assertThat(rootListing()).containsExactly("f");
   }
