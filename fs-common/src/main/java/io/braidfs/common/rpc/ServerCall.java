@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * that, e.g. to forward it down a replication chain). A payload given to {@link #reply(Message,
  * Object)} belongs to the call from then on.
  *
- * <p>Thread-safety: {@link #reply} and {@link #fail} may be called from any thread; only the first
- * answer counts.
+ * <p>Thread-safety: {@link #reply}, {@link #replyEncoded} and {@link #fail} may be called from any
+ * thread; only the first answer counts.
  */
 public final class ServerCall<Q extends Message, R extends Message> {
   private final ServerConnection connection;
@@ -118,9 +118,10 @@ public final class ServerCall<Q extends Message, R extends Message> {
   /**
    * Answers OK with a response the handler already serialized, sent as is: no encoding on the event
    * loop. For answers whose bytes exist anyway (a retry-cache entry keeps them). {@code encoded}
-   * must be a serialized {@code R}, or several serialized parts of one concatenated (protobuf
-   * merges them as it parses: a later part adds or replaces fields), and must not change
-   * afterwards.
+   * must be a serialized {@code R}, or several serialized parts of one concatenated, and must not
+   * change afterwards. Protobuf merges concatenated parts as it parses: a later part's singular
+   * scalar fields replace the earlier's, its repeated fields append and its message fields merge,
+   * so a part should set only fields the parts before it leave unset.
    *
    * @throws IllegalStateException if the call was already answered
    */

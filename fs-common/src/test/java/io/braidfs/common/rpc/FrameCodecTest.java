@@ -162,6 +162,32 @@ class FrameCodecTest {
   }
 
   @Test
+  void aResponseSerializedByTheSenderGoesOutAsItsBytes() {
+    byte[] message = ping("already encoded").toByteArray();
+    Frame frame =
+        (Frame)
+            decode(encoded(OutboundFrame.encodedResponse(9, 12, Status.OK.code(), 5, message)))
+                .get(0);
+    try {
+      assertThat(frame.isResponse()).isTrue();
+      assertThat(frame.methodId()).isEqualTo(9);
+      assertThat(frame.callId()).isEqualTo(12);
+      assertThat(frame.serverMicros()).isEqualTo(5);
+      assertThat(ByteBufUtil.getBytes(frame.message())).isEqualTo(message);
+      assertThat(frame.payload().readableBytes()).isZero();
+    } finally {
+      frame.release();
+    }
+    // An empty message (an answer whose fields are all defaults) is a valid one.
+    Frame empty =
+        (Frame)
+            decode(encoded(OutboundFrame.encodedResponse(9, 13, Status.OK.code(), 0, new byte[0])))
+                .get(0);
+    assertThat(empty.message().readableBytes()).isZero();
+    empty.release();
+  }
+
+  @Test
   void emptyMessageAndPayloadDecode() {
     Frame frame =
         (Frame)

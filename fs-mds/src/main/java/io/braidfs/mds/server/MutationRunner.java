@@ -59,8 +59,9 @@ final class MutationRunner {
    * Adds to an answer as it leaves, after the record is durable (on the journal's sync thread) or
    * when a retry is answered from the cache: fields that need not be decided on the mutation thread
    * nor journaled, such as a capability token. Returns them serialized, as a message of the
-   * answer's type with only those fields set; they are appended to the answer's bytes, and protobuf
-   * merges them in as the client parses. Must be thread-safe, fast and deterministic.
+   * answer's type with only those fields set (fields the kept answer leaves unset), never null and
+   * empty for none; they are appended to the answer's bytes, and protobuf merges them in as the
+   * client parses. Must be thread-safe, fast and deterministic.
    */
   @FunctionalInterface
   interface Finish<R> {
@@ -248,21 +249,21 @@ final class MutationRunner {
       call.fail(Status.UNAVAILABLE, "the journal could not make the change durable: " + err);
       return;
     }
-    byte[] fields;
+    byte[] finished;
     try {
-      fields = finish.fields(client, response);
-    } catch (RuntimeException e) {
+      byte[] fields = finish.fields(client, response);
+      if (fields.length == 0) {
+        finished = encoded;
+      } else {
+        finished = Arrays.copyOf(encoded, encoded.length + fields.length);
+        System.arraycopy(fields, 0, finished, encoded.length, fields.length);
+      }
+    } catch (RuntimeException e) { // a failing finish must still answer, or the call would hang
       LOG.error("{}: finishing the answer failed", call, e);
       call.fail(Status.INTERNAL, call.method() + ": finishing the answer failed: " + e);
       return;
     }
-    if (fields.length == 0) {
-      call.replyEncoded(encoded);
-    } else {
-      byte[] finished = Arrays.copyOf(encoded, encoded.length + fields.length);
-      System.arraycopy(fields, 0, finished, encoded.length, fields.length);
-      call.replyEncoded(finished);
-    }
+    call.replyEncoded(finished);
   }
 
   /**

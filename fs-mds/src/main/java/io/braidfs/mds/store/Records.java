@@ -134,7 +134,9 @@ public final class Records {
           o.writeByteArray(3, value);
         }
       }
-      o.checkNoSpaceLeft();
+      if (o.spaceLeft() != 0) {
+        throw new IOException(o.spaceLeft() + " bytes left over");
+      }
     } catch (IOException e) {
       throw new IllegalStateException("journal entry of " + size + " bytes miscounted", e);
     }

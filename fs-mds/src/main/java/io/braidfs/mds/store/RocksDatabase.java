@@ -27,10 +27,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An open RocksDB and every native object it needs: a column family per {@link ColumnFamily} (plus
- * RocksDB's unused {@code default}), one block cache and Bloom filter shared by all of them,
- * statistics, and the store's two {@code WriteOptions} (synced and not). {@link #close()} frees
- * them in reverse order of creation: column family handles, then the database, then the options it
- * was opened with.
+ * RocksDB's unused {@code default}), one block cache shared by all of them and one Bloom filter by
+ * all but the journal family, statistics, and the store's two {@code WriteOptions} (synced and
+ * not). {@link #close()} frees them in reverse order of creation: column family handles, then the
+ * database, then the options it was opened with.
  *
  * <p>Thread-safety: the accessors may be called from any thread while the database is open; the
  * owner ({@link RocksMetadataStore}) makes sure nothing uses it during or after {@link #close()}.
@@ -132,8 +132,8 @@ final class RocksDatabase implements AutoCloseable {
     descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
     for (ColumnFamily family : ColumnFamily.values()) {
       Long larger = LARGER_WRITE_BUFFERS.get(family);
-      // Nothing reads the journal family by key (its readers scan it), so a memtable Bloom filter
-      // there would only cost a hash and a bit per record.
+      // Nothing reads the journal family by key (its readers scan it), so Bloom filters there
+      // would only cost a hash per record and a filter block per flushed file.
       boolean pointReads = family != ColumnFamily.JOURNAL;
       descriptors.add(
           new ColumnFamilyDescriptor(
@@ -157,8 +157,8 @@ final class RocksDatabase implements AutoCloseable {
   }
 
   /**
-   * A family's options with a memtable of {@code writeBufferBytes}, and a memtable Bloom filter if
-   * the family has {@code pointReads}; kept until close.
+   * A family's options with a memtable of {@code writeBufferBytes}, and Bloom filters in its
+   * memtables and files if the family has {@code pointReads}; kept until close.
    */
   private ColumnFamilyOptions familyOptions(
       long writeBufferBytes, LRUCache cache, BloomFilter bloom, boolean pointReads) {
@@ -170,7 +170,11 @@ final class RocksDatabase implements AutoCloseable {
       o.setMemtablePrefixBloomSizeRatio(MEMTABLE_BLOOM_RATIO);
       o.setMemtableWholeKeyFiltering(true);
     }
-    o.setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(bloom));
+    BlockBasedTableConfig table = new BlockBasedTableConfig().setBlockCache(cache);
+    if (pointReads) {
+      table.setFilterPolicy(bloom);
+    }
+    o.setTableFormatConfig(table);
     return o;
   }
 

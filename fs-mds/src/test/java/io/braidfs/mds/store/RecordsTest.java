@@ -300,9 +300,7 @@ class RecordsTest {
       ColumnFamily.RETRY,
       ColumnFamily.DELETIONS
     };
-    String[] operations = {
-      "", "create /a", "rename /\u00e9t\u00e9 /\ud83d\ude00", "bad \ud800 half"
-    };
+    String[] operations = {"", "create /a", "rename /\u00e9t\u00e9 /\ud83d\ude00"};
     long[] times = {0, 1, -1, 1_767_225_600_000_000_000L, Long.MIN_VALUE};
     for (int round = 0; round < 500; round++) {
       StoreBatch.Builder b = StoreBatch.builder();
@@ -310,7 +308,7 @@ class RecordsTest {
       for (int i = 0; i < ops; i++) {
         ColumnFamily family = families[random.nextInt(families.length)];
         // Lengths across the one- and two-byte varint boundary (127/128), empty values included.
-        byte[] key = new byte[1 + random.nextInt(140)];
+        byte[] key = new byte[random.nextInt(141)];
         random.nextBytes(key);
         if (random.nextInt(4) == 0) {
           b.delete(family, key);
@@ -321,7 +319,9 @@ class RecordsTest {
         }
       }
       StoreBatch batch = b.build();
-      String operation = operations[round % operations.length];
+      // An unpaired surrogate, as both encoders write it ('?'); rarely, as protobuf logs each one.
+      String operation =
+          round % 100 == 7 ? "bad \ud800 half" : operations[round % operations.length];
       long timeNs = times[round % times.length];
       JournalEntry.Builder expected =
           JournalEntry.newBuilder().setOperation(operation).setTimeNs(timeNs);

@@ -166,49 +166,53 @@ class RocksMetadataStoreTest extends AbstractMetadataStoreTest {
 
   @Test
   void theOptionsFileShowsTheTuningEachFamilyWasOpenedWith() throws IOException {
-    // RocksDB writes the options it opened with to OPTIONS-<n>, an INI file, in the store
-    // directory.
+    // RocksDB writes the options it opened with to OPTIONS-<number>, an INI file, in the store
+    // directory; the newest is the one in use.
     Path file;
     try (Stream<Path> files = Files.list(dir)) {
       file =
           files
-              .filter(p -> p.getFileName().toString().startsWith("OPTIONS-"))
-              .max(Comparator.naturalOrder())
+              .filter(p -> p.getFileName().toString().matches("OPTIONS-\\d+"))
+              .max(
+                  Comparator.comparingLong(
+                      p -> Long.parseLong(p.getFileName().toString().substring(8))))
               .orElseThrow();
     }
     Map<String, Map<String, String>> sections = new HashMap<>();
     Map<String, String> section = null;
     for (String line : Files.readAllLines(file)) {
       String t = line.strip();
+      if (t.startsWith("#")) {
+        continue;
+      }
       if (t.startsWith("[")) {
         section = sections.computeIfAbsent(t, k -> new HashMap<>());
       } else if (section != null && t.contains("=")) {
         section.put(t.substring(0, t.indexOf('=')).strip(), t.substring(t.indexOf('=') + 1));
       }
     }
-    Map<String, String> db = sections.get("[DBOptions]");
-    assertThat(db).containsEntry("recycle_log_file_num", "4").containsEntry("atomic_flush", "true");
+    assertThat(sections.get("[DBOptions]"))
+        .containsEntry("recycle_log_file_num", "4")
+        .containsEntry("atomic_flush", "true");
     for (ColumnFamily family : ColumnFamily.values()) {
-      Map<String, String> cf = sections.get("[CFOptions \"" + family.cfName() + "\"]");
-      assertThat(cf).as(family.cfName()).isNotNull();
-      String bloom = cf.get("memtable_prefix_bloom_size_ratio");
-      String buffer = cf.get("write_buffer_size");
-      switch (family) {
-        case JOURNAL -> {
-          // Only scanned: no memtable Bloom filter.
-          assertThat(Double.parseDouble(bloom)).as("journal memtable Bloom").isZero();
-          assertThat(buffer).isEqualTo(String.valueOf(64L << 20));
-        }
-        case RETRY -> {
-          assertThat(Double.parseDouble(bloom)).isEqualTo(0.05);
-          assertThat(buffer).isEqualTo(String.valueOf(32L << 20));
-        }
-        default -> {
-          assertThat(Double.parseDouble(bloom)).as(family.cfName()).isEqualTo(0.05);
-          assertThat(cf).containsEntry("memtable_whole_key_filtering", "true");
-          assertThat(buffer).isEqualTo(String.valueOf(8L << 20));
-        }
+      String name = family.cfName();
+      Map<String, String> cf = sections.get("[CFOptions \"" + name + "\"]");
+      Map<String, String> table = sections.get("[TableOptions/BlockBasedTable \"" + name + "\"]");
+      assertThat(cf).as(name).containsKeys("memtable_prefix_bloom_size_ratio", "write_buffer_size");
+      assertThat(table).as(name).containsKey("filter_policy");
+      double memtableBloom = Double.parseDouble(cf.get("memtable_prefix_bloom_size_ratio"));
+      long buffer = Long.parseLong(cf.get("write_buffer_size"));
+      if (family == ColumnFamily.JOURNAL) {
+        // Only scanned: no Bloom filter in its memtables nor its files.
+        assertThat(memtableBloom).as("journal memtable Bloom").isZero();
+        assertThat(table.get("filter_policy")).as("journal file filter").isEqualTo("nullptr");
+        assertThat(buffer).isEqualTo(64L << 20);
+        continue;
       }
+      assertThat(memtableBloom).as(name).isEqualTo(0.05);
+      assertThat(cf).as(name).containsEntry("memtable_whole_key_filtering", "true");
+      assertThat(table.get("filter_policy")).as(name + " file filter").isNotEqualTo("nullptr");
+      assertThat(buffer).as(name).isEqualTo(family == ColumnFamily.RETRY ? 32L << 20 : 8L << 20);
     }
   }
 
