@@ -291,15 +291,10 @@ class RecordsTest {
   @Test
   void journalEntriesAreEncodedByteForByteAsProtobufWouldEncodeThem() {
     Random random = new Random(20261123);
-    ColumnFamily[] families = {
-      ColumnFamily.INODES,
-      ColumnFamily.DENTRIES,
-      ColumnFamily.XATTRS,
-      ColumnFamily.CHUNKS,
-      ColumnFamily.META,
-      ColumnFamily.RETRY,
-      ColumnFamily.DELETIONS
-    };
+    ColumnFamily[] families =
+        Arrays.stream(ColumnFamily.values())
+            .filter(f -> f != ColumnFamily.JOURNAL)
+            .toArray(ColumnFamily[]::new);
     String[] operations = {"", "create /a", "rename /\u00e9t\u00e9 /\ud83d\ude00"};
     long[] times = {0, 1, -1, 1_767_225_600_000_000_000L, Long.MIN_VALUE};
     for (int round = 0; round < 500; round++) {
