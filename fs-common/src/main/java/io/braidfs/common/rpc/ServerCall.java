@@ -109,10 +109,9 @@ public final class ServerCall<Q extends Message, R extends Message> {
       ReferenceCountUtil.release(data);
       throw new IllegalStateException(method + " call " + callId + " was already answered");
     }
-    connection.send(
+    send(
         OutboundFrame.response(
             method.id(), callId, Status.OK.code(), elapsedMicros(), response, data));
-    connection.server().callAnswered();
   }
 
   /**
@@ -130,10 +129,9 @@ public final class ServerCall<Q extends Message, R extends Message> {
     if (!answered.compareAndSet(false, true)) {
       throw new IllegalStateException(method + " call " + callId + " was already answered");
     }
-    connection.send(
+    send(
         OutboundFrame.encodedResponse(
             method.id(), callId, Status.OK.code(), elapsedMicros(), encoded));
-    connection.server().callAnswered();
   }
 
   /**
@@ -151,10 +149,15 @@ public final class ServerCall<Q extends Message, R extends Message> {
       throw new IllegalArgumentException("fail() needs a non-OK status");
     }
     if (answered.compareAndSet(false, true)) {
-      connection.send(
+      send(
           OutboundFrame.response(method.id(), callId, status.code(), elapsedMicros(), error, null));
-      connection.server().callAnswered();
     }
+  }
+
+  /** Sends the one answer this call was claimed for. */
+  private void send(OutboundFrame answer) {
+    connection.send(answer);
+    connection.server().callAnswered();
   }
 
   private long elapsedMicros() {

@@ -131,17 +131,16 @@ final class RocksDatabase implements AutoCloseable {
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
     descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
     for (ColumnFamily family : ColumnFamily.values()) {
-      Long larger = LARGER_WRITE_BUFFERS.get(family);
+      long buffer = LARGER_WRITE_BUFFERS.getOrDefault(family, WRITE_BUFFER_BYTES);
       // Nothing reads the journal family by key (its readers scan it), so Bloom filters there
       // would only cost a hash per record and a filter block per flushed file.
       boolean pointReads = family != ColumnFamily.JOURNAL;
       descriptors.add(
           new ColumnFamilyDescriptor(
               family.nameBytes(),
-              larger == null && pointReads
+              buffer == WRITE_BUFFER_BYTES && pointReads
                   ? cfOptions
-                  : familyOptions(
-                      larger == null ? WRITE_BUFFER_BYTES : larger, cache, bloom, pointReads)));
+                  : familyOptions(buffer, cache, bloom, pointReads)));
     }
     List<ManagedNative<ColumnFamilyHandle>> handles = new ArrayList<>();
     db = keep(ManagedNatives.open(dbOptions, options.dir(), descriptors, handles));
@@ -164,14 +163,12 @@ final class RocksDatabase implements AutoCloseable {
       long writeBufferBytes, LRUCache cache, BloomFilter bloom, boolean pointReads) {
     ColumnFamilyOptions o = keep(ManagedNatives.columnFamilyOptions());
     o.setWriteBufferSize(writeBufferBytes);
+    BlockBasedTableConfig table = new BlockBasedTableConfig().setBlockCache(cache);
     if (pointReads) {
       // A create looks up a name that is not there (and a retried call's retry-cache key): the
       // memtable's own whole-key Bloom filter answers such misses without searching its skip list.
       o.setMemtablePrefixBloomSizeRatio(MEMTABLE_BLOOM_RATIO);
       o.setMemtableWholeKeyFiltering(true);
-    }
-    BlockBasedTableConfig table = new BlockBasedTableConfig().setBlockCache(cache);
-    if (pointReads) {
       table.setFilterPolicy(bloom);
     }
     o.setTableFormatConfig(table);
