@@ -249,6 +249,16 @@ public final class BraidInputStream extends InputStream {
     readAhead.override(bytes);
   }
 
+  /**
+   * Forgets everything the stream cached of the file: its read-ahead window, the length and the
+   * chunk locations (which may still call a range a hole). The next read asks the MDS. For a file
+   * rewritten in place since this stream read it (the FUSE mount calls it after its own writes).
+   */
+  public synchronized void invalidate() {
+    readAhead.close();
+    reader.invalidate();
+  }
+
   /** Drops the read-ahead window and its memory (Hadoop CanUnbuffer); reads go on afterwards. */
   public synchronized void unbuffer() {
     readAhead.close();

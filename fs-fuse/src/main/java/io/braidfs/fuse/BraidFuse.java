@@ -111,7 +111,7 @@ public final class BraidFuse extends FuseStubFS {
     final boolean writable;
     final boolean append;
     @Nullable BraidInputStream in; // guarded by this
-    int inEpoch; // guarded by this
+    long inChanges; // the file's change count the stream last saw; guarded by this
 
     Handle(BraidClient client, OpenFile file, boolean readable, boolean writable, boolean append) {
       this.client = client;
@@ -407,7 +407,7 @@ public final class BraidFuse extends FuseStubFS {
     synchronized (f) {
       f.commit(behind);
       FileAttributes a = c.truncate(path, size);
-      f.epoch++;
+      f.changes++;
       return a;
     }
   }
@@ -638,7 +638,7 @@ public final class BraidFuse extends FuseStubFS {
           if ((flags & O_TRUNC) != 0) {
             f.commit(behind);
             c.truncate(path, 0);
-            f.epoch++;
+            f.changes++;
           }
           // The writer (and the write lease) comes with the first write: an open for writing
           // that writes nothing (touch) commits nothing, so it does not move mtime.
@@ -652,7 +652,12 @@ public final class BraidFuse extends FuseStubFS {
       if (in != null) {
         synchronized (h) {
           h.in = in;
-          h.inEpoch = f.epoch;
+          synchronized (f) {
+            if (f.publish()) {
+              in.invalidate(); // opened before this mount's last writes reached the servers
+            }
+            h.inChanges = f.changes;
+          }
         }
       }
       fi.fh.set(register(h));
@@ -677,13 +682,13 @@ public final class BraidFuse extends FuseStubFS {
     }
     ByteBuffer dst = MemoryIO.getInstance().newDirectByteBuffer(buf.address(), (int) size);
     try {
-      int epoch;
+      long changes;
       synchronized (h.file) {
         h.file.publish();
-        epoch = h.file.epoch;
+        changes = h.file.changes;
       }
       try {
-        return readFully(input(h, path, epoch, false), offset, dst);
+        return readFully(input(h, path, changes, false), offset, dst);
       } catch (IOException e) {
         // A stale read stream (truncated, overwritten in place, token outdated): reopen once.
         Status s = StatusExceptions.statusOf(e);
@@ -691,7 +696,7 @@ public final class BraidFuse extends FuseStubFS {
           throw e;
         }
         dst.clear();
-        return readFully(input(h, path, epoch, true), offset, dst);
+        return readFully(input(h, path, changes, true), offset, dst);
       }
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("read", path, e);
@@ -730,19 +735,25 @@ public final class BraidFuse extends FuseStubFS {
     return total;
   }
 
-  private static BraidInputStream input(Handle h, String path, int epoch, boolean reopen)
+  /**
+   * The handle's read stream, opened if it has none or {@code reopen}; one that saw fewer than
+   * {@code changes} of the file forgets what it cached first.
+   */
+  private static BraidInputStream input(Handle h, String path, long changes, boolean reopen)
       throws IOException {
     synchronized (h) {
       BraidInputStream in = h.in;
-      if (in == null || reopen || h.inEpoch != epoch) {
+      if (in == null || reopen) {
         if (in != null) {
           in.close();
         }
         h.in = null;
         in = h.client.open(path);
         h.in = in;
-        h.inEpoch = epoch;
+      } else if (h.inChanges != changes) {
+        in.invalidate();
       }
+      h.inChanges = changes;
       return in;
     }
   }

@@ -39,8 +39,13 @@ final class OpenFile {
   /** Handles open for writing. */
   int writeHandles;
 
-  /** Bumped by a truncate: readers opened before it reopen their stream. */
-  int epoch;
+  /**
+   * Counts the changes of the inode's data made through this mount (every write and truncate): the
+   * one rule of what a change invalidates. A read stream that last saw an older count forgets what
+   * it cached (read-ahead blocks, the length, chunk locations that may say "hole") before it reads,
+   * whichever user's handle made the change.
+   */
+  long changes;
 
   private @Nullable BraidOutputStream out;
   private boolean dirty;
@@ -87,6 +92,7 @@ final class OpenFile {
 
   void wrote() {
     dirty = true;
+    changes++;
   }
 
   /**
@@ -161,13 +167,19 @@ final class OpenFile {
     }
   }
 
-  /** Makes written bytes visible to readers (hflush) if there are any. */
-  void publish() throws IOException {
+  /**
+   * Makes written bytes visible to readers (hflush) if there are any.
+   *
+   * @return whether there were any
+   */
+  boolean publish() throws IOException {
     BraidOutputStream o = out;
     if (o != null && dirty) {
       o.hflush();
       dirty = false;
+      return true;
     }
+    return false;
   }
 
   /**

@@ -360,6 +360,17 @@ public final class FileWrites {
     return file;
   }
 
+  /**
+   * Marks the file's data as changed now (mtime and ctime), as a write(2) does. Every report of
+   * written chunks (hflush, a finished chunk set, the commit) is one: the writer reports a chunk
+   * only after it took new bytes or a new replica, so a rewrite in place that keeps the size moves
+   * mtime too (other clients' caches, rsync and make compare it), and an open that wrote nothing
+   * does not.
+   */
+  private static InodeRecord.Builder modified(Mutation m, InodeRecord.Builder r) {
+    return r.setMtimeNs(m.nowNs()).setCtimeNs(m.nowNs());
+  }
+
   /** Records the reported versions and lengths of {@code chunks} of {@code file}. */
   void commitChunks(Mutation m, Inode file, String op, List<ChunkState> chunks) throws IOException {
     for (ChunkState cs : chunks) {
@@ -406,9 +417,9 @@ public final class FileWrites {
     String path = req.getPath();
     Inode file = written(m, client, "commit", path, req.getInodeId());
     commitChunks(m, file, "commit " + path, req.getChunksList());
-    InodeRecord.Builder r = file.record().toBuilder().clearOpenForWrite();
-    if (req.getLength() != file.record().getSize()) {
-      r.setSize(req.getLength()).setMtimeNs(m.nowNs()).setCtimeNs(m.nowNs());
+    InodeRecord.Builder r = file.record().toBuilder().clearOpenForWrite().setSize(req.getLength());
+    if (req.getLength() != file.record().getSize() || req.getChunksCount() > 0) {
+      modified(m, r);
     }
     Inode closed = file.with(r.build());
     m.putInode(closed);
@@ -429,14 +440,10 @@ public final class FileWrites {
     String path = req.getPath();
     Inode file = written(m, client, "hflush", path, req.getInodeId());
     commitChunks(m, file, "hflush " + path, req.getChunksList());
-    if (req.getLength() > file.record().getSize()) {
-      m.putInode(
-          file.with(
-              file.record().toBuilder()
-                  .setSize(req.getLength())
-                  .setMtimeNs(m.nowNs())
-                  .setCtimeNs(m.nowNs())
-                  .build()));
+    if (req.getLength() > file.record().getSize() || req.getChunksCount() > 0) {
+      InodeRecord.Builder r = file.record().toBuilder();
+      r.setSize(Math.max(req.getLength(), file.record().getSize()));
+      m.putInode(file.with(modified(m, r).build()));
     }
     ns.leases.renew(client.id());
     return UpdateLengthResponse.newBuilder().setLease(lease(file.id())).build();
@@ -447,6 +454,10 @@ public final class FileWrites {
     String path = req.getPath();
     Inode file = written(m, client, "allocate", path, req.getInodeId());
     commitChunks(m, file, "allocate " + path, req.getFinishedChunksList());
+    if (req.getFinishedChunksCount() > 0) {
+      file = file.with(modified(m, file.record().toBuilder()).build());
+      m.putInode(file);
+    }
     LayoutRecord layout = file.record().getLayout();
     long maxSet = (0xFFFF_FFFFL + 1) / layout.getStripeWidth();
     if (req.getSetIndex() >= maxSet) {
