@@ -15,6 +15,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.util.Arrays;
 import java.util.Random;
@@ -156,5 +158,37 @@ class BraidFuseCoherenceTest {
           .isGreaterThan(ctime);
     }
     assertThat(Files.readAllBytes(b)).isEqualTo(model);
+  }
+
+  /** Close-to-open between two mounts: each append closed on one is read at once on the other. */
+  @Test
+  void appendsClosedOnOneMountAreReadOnTheOther() throws IOException {
+    Path a = one.directory().resolve("appends");
+    Path b = two.directory().resolve("appends");
+    StringBuilder model = new StringBuilder();
+    for (int round = 0; round < 20; round++) {
+      String line = "line " + round + " " + "x".repeat(round * 37) + "\n";
+      Files.writeString(a, line, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      model.append(line);
+      assertThat(Files.readString(b)).as("round %d", round).isEqualTo(model.toString());
+    }
+  }
+
+  /** Close-to-open between two mounts: a file replaced by rename is read whole on the other. */
+  @Test
+  void aFileReplacedByRenameIsReadOnTheOtherMount() throws IOException {
+    Path dirA = Files.createDirectory(one.directory().resolve("renames"));
+    Path b = two.directory().resolve("renames/config");
+    for (int round = 0; round < 20; round++) {
+      byte[] data = random(1000 + 517 * round, 200 + round);
+      Path temp = dirA.resolve("config.tmp");
+      Files.write(temp, data);
+      Files.move(
+          temp,
+          dirA.resolve("config"),
+          StandardCopyOption.REPLACE_EXISTING,
+          StandardCopyOption.ATOMIC_MOVE);
+      assertThat(Files.readAllBytes(b)).as("round %d", round).isEqualTo(data);
+    }
   }
 }

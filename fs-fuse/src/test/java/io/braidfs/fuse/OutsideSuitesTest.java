@@ -1,0 +1,150 @@
+package io.braidfs.fuse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.braidfs.client.MiniCluster;
+import io.braidfs.common.config.BraidConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The mount gated by outside tools (issue 24), on a MiniCluster of three data servers mounted twice
+ * with the default options (read-ahead on): fsx with pread/pwrite, mapped reads and writes,
+ * truncates, close/open, fsync and msync invalidation, on three seeds; SQLite in WAL mode with one
+ * transaction per row, checked through the writing mount and on a copy read through the second.
+ * Longer fsx runs are in the benchmark driver (docs/benchmarks.md). The number of fsx operations
+ * per seed is {@code -Dbraid.outside.fsx.ops} (30,000 by default; 200,000 and more run in the
+ * benchmark driver).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class OutsideSuitesTest {
+  private static final int FSX_OPS = Integer.getInteger("braid.outside.fsx.ops", 30_000);
+  private static final int SQLITE_ROWS = 10_000;
+
+  @TempDir static Path tmp;
+
+  private MiniCluster cluster;
+  private BraidMount one;
+  private BraidMount two;
+
+  @BeforeAll
+  void mountTwice() throws IOException {
+    FuseTesting.assumeFuse();
+    cluster = MiniCluster.builder(tmp.resolve("cluster")).dataServers(3).build();
+    cluster.start();
+    BraidConfig config = BraidFusePosixTest.config(cluster);
+    one =
+        BraidMount.mount(
+            Files.createDirectories(tmp.resolve("one")), config, MountOptions.defaults());
+    two =
+        BraidMount.mount(
+            Files.createDirectories(tmp.resolve("two")), config, MountOptions.defaults());
+  }
+
+  @AfterAll
+  void unmount() {
+    for (AutoCloseable c : new AutoCloseable[] {two, one, cluster}) {
+      if (c != null) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          // the next one still closes
+        }
+      }
+    }
+  }
+
+  /** Copies a resource of this test to {@code tmp} and returns its path. */
+  private static Path resource(String name) throws IOException {
+    Path p = tmp.resolve(name);
+    try (InputStream in = OutsideSuitesTest.class.getResourceAsStream("/outside/" + name)) {
+      Files.copy(in, p, StandardCopyOption.REPLACE_EXISTING);
+    }
+    return p;
+  }
+
+  /** fsx on three seeds at once, each on its own file (they wait on fsync more than on CPU). */
+  @Test
+  void fsxOnThreeSeeds() throws Exception {
+    Path fsx = OutsideTools.require("fsx", "cargo install --locked fsx --version 0.3.2");
+    Path config = resource("fsx.toml");
+    Path files = Files.createDirectories(one.directory().resolve("fsx"));
+    Map<Integer, CompletableFuture<OutsideTools.Result>> runs = new TreeMap<>();
+    for (int seed : new int[] {1, 2, 3}) {
+      Path logs = Files.createDirectories(tmp.resolve("fsx-" + seed));
+      List<String> command =
+          List.of(
+              fsx.toString(),
+              "-f",
+              config.toString(),
+              "-N",
+              Integer.toString(FSX_OPS),
+              "-S",
+              Integer.toString(seed),
+              "-P",
+              logs.toString(),
+              files.resolve("f" + seed).toString());
+      runs.put(
+          seed,
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return OutsideTools.run(
+                      command, logs, logs.resolve("output"), Duration.ofMinutes(20));
+                } catch (IOException | InterruptedException e) {
+                  throw new CompletionException(e);
+                }
+              }));
+    }
+    for (Map.Entry<Integer, CompletableFuture<OutsideTools.Result>> e : runs.entrySet()) {
+      OutsideTools.Result r = e.getValue().join();
+      assertThat(r.exit())
+          .as(
+              "fsx seed %d exit status (%d operations); its last output:%n%s",
+              e.getKey(), FSX_OPS, r.tail())
+          .isZero();
+      assertThat(r.tail()).contains("All operations completed A-OK!");
+    }
+  }
+
+  @Test
+  void sqliteInWalModeKeepsItsIndexWhole() throws Exception {
+    Path python = OutsideTools.require("python3", "apt-get install python3");
+    Path script = resource("sqlite_wal_torture.py");
+    Path db = Files.createDirectories(one.directory().resolve("sqlite")).resolve("t.db");
+    OutsideTools.Result w =
+        OutsideTools.run(
+            List.of(python.toString(), script.toString(), "write", db.toString(), "" + SQLITE_ROWS),
+            tmp,
+            tmp.resolve("sqlite-write.log"),
+            Duration.ofMinutes(15));
+    assertThat(w.exit()).as("SQLite on the mount:%n%s", w.tail()).isZero();
+    assertThat(w.tail()).contains("ok " + SQLITE_ROWS);
+
+    // A copy read through the second mount (another client of the cluster) is whole too.
+    Path copy = tmp.resolve("copy.db");
+    Files.copy(two.directory().resolve("sqlite/t.db"), copy, StandardCopyOption.REPLACE_EXISTING);
+    OutsideTools.Result c =
+        OutsideTools.run(
+            List.of(
+                python.toString(), script.toString(), "check", copy.toString(), "" + SQLITE_ROWS),
+            tmp,
+            tmp.resolve("sqlite-check.log"),
+            Duration.ofMinutes(5));
+    assertThat(c.exit()).as("the copy read through the second mount:%n%s", c.tail()).isZero();
+  }
+}
