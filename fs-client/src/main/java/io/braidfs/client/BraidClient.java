@@ -309,11 +309,26 @@ public final class BraidClient implements AutoCloseable {
 
   /** Cuts (or extends with a hole) a file to {@code length} bytes. */
   public FileAttributes truncate(String path, long length) throws IOException {
+    return truncate(path, length, ByteString.EMPTY);
+  }
+
+  /**
+   * Cuts (or extends) a file through an open for writing (ftruncate(2)): {@code writeToken} is the
+   * {@link BraidOutputStream#writeToken()} of that open, and while it is valid the MDS checks the
+   * truncate against the open rather than the file's mode; empty checks the mode.
+   */
+  public FileAttributes truncate(String path, long length, ByteString writeToken)
+      throws IOException {
     if (length < 0) {
       throw StatusExceptions.toIOException(
           Status.INVALID_ARGUMENT, "truncate " + path + ": negative length " + length);
     }
-    return setAttr(SetAttrRequest.newBuilder().setPath(path).setSize(length).build());
+    return setAttr(
+        SetAttrRequest.newBuilder()
+            .setPath(path)
+            .setSize(length)
+            .setWriteToken(writeToken)
+            .build());
   }
 
   // ---- directories -----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 package io.braidfs.client;
 
+import com.google.protobuf.ByteString;
 import io.braidfs.client.data.StripedWriter;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.proto.Attributes;
@@ -55,6 +56,14 @@ public final class BraidOutputStream extends OutputStream {
    */
   public @Nullable FileAttributes createdAttributes() {
     return created;
+  }
+
+  /**
+   * The write capability token this stream holds: proof, for as long as it is valid, that its
+   * holder opened the file for writing ({@link BraidClient#truncate(String, long, ByteString)}).
+   */
+  public synchronized ByteString writeToken() {
+    return writer.token();
   }
 
   void created(FileAttributes attributes) {

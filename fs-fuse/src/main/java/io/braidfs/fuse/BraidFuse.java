@@ -378,7 +378,7 @@ public final class BraidFuse extends FuseStubFS {
   public int truncate(String path, @off_t long size) {
     try {
       BraidClient c = caller();
-      return changed(path, truncate(c, path, inodeOf(c, path), size));
+      return changed(path, truncate(c, path, inodeOf(c, path), size, false));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("truncate", path, e);
     }
@@ -391,22 +391,25 @@ public final class BraidFuse extends FuseStubFS {
       return -FuseErrors.EBADF;
     }
     try {
-      return changed(path, truncate(h.client, path, h.file.inodeId, size));
+      return changed(path, truncate(h.client, path, h.file.inodeId, size, h.writable));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("ftruncate", path, e);
     }
   }
 
-  /** Truncates: an open writer is committed first and reopened by the next write. */
-  private FileAttributes truncate(BraidClient c, String path, long inodeId, long size)
-      throws IOException {
+  /**
+   * Truncates: an open writer is committed first and reopened by the next write. Through a handle
+   * open for writing ({@code byWriter}), the truncate is checked against that open, not the mode.
+   */
+  private FileAttributes truncate(
+      BraidClient c, String path, long inodeId, long size, boolean byWriter) throws IOException {
     OpenFile f = files.get(inodeId);
     if (f == null) {
       return c.truncate(path, size);
     }
     synchronized (f) {
       f.commit(behind);
-      FileAttributes a = c.truncate(path, size);
+      FileAttributes a = byWriter ? c.truncate(path, size, f.writeToken()) : c.truncate(path, size);
       f.changes++;
       return a;
     }

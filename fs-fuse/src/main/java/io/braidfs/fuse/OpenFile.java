@@ -1,5 +1,6 @@
 package io.braidfs.fuse;
 
+import com.google.protobuf.ByteString;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidOutputStream;
 import io.braidfs.client.FileAttributes;
@@ -50,6 +51,9 @@ final class OpenFile {
   private @Nullable BraidOutputStream out;
   private boolean dirty;
 
+  /** The write token of the last writer, kept past its commit for ftruncate(2) of the handles. */
+  private ByteString writeToken = ByteString.EMPTY;
+
   /** The file's attributes as this mount made them, while it writes a file it created. */
   private @Nullable FileAttributes known;
 
@@ -75,13 +79,24 @@ final class OpenFile {
     if (o == null || o.isClosed()) {
       o = client.openForWrite(path, false);
       out = o;
+      writeToken = o.writeToken();
     }
     return o;
+  }
+
+  /**
+   * The write token of this inode's writer, or of the last one committed (empty if there was none):
+   * with it a handle open for writing truncates as its open allows, not as the mode does.
+   */
+  ByteString writeToken() {
+    BraidOutputStream o = out;
+    return o != null && !o.isClosed() ? o.writeToken() : writeToken;
   }
 
   /** Adopts the writer of a file just created. */
   void adopt(BraidOutputStream created) {
     out = created;
+    writeToken = created.writeToken();
     known = created.createdAttributes();
     knownAt = System.nanoTime();
   }
@@ -194,6 +209,9 @@ final class OpenFile {
     out = null;
     dirty = false;
     known = null;
+    if (o != null) {
+      writeToken = o.writeToken(); // possibly refreshed since it opened
+    }
     IOException failed = null;
     try {
       if (o != null) {

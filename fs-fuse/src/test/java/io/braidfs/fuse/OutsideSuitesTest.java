@@ -9,13 +9,17 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -44,15 +48,20 @@ class OutsideSuitesTest {
   @BeforeAll
   void mountTwice() throws IOException {
     FuseTesting.assumeFuse();
+    // pjdfstest's tests run as other users too: they must reach the mounts through tmp.
+    Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
     cluster = MiniCluster.builder(tmp.resolve("cluster")).dataServers(3).build();
     cluster.start();
     BraidConfig config = BraidFusePosixTest.config(cluster);
     one =
         BraidMount.mount(
             Files.createDirectories(tmp.resolve("one")), config, MountOptions.defaults());
+    // The second mount caches no attributes: pjdfstestHardLinksPassWithoutAttributeCaching.
     two =
         BraidMount.mount(
-            Files.createDirectories(tmp.resolve("two")), config, MountOptions.defaults());
+            Files.createDirectories(tmp.resolve("two")),
+            config,
+            MountOptions.defaults().withAttrTimeout(Duration.ZERO));
   }
 
   @AfterAll
@@ -146,5 +155,109 @@ class OutsideSuitesTest {
             tmp.resolve("sqlite-check.log"),
             Duration.ofMinutes(5));
     assertThat(c.exit()).as("the copy read through the second mount:%n%s", c.tail()).isZero();
+  }
+
+  /**
+   * pjdfstest's whole suite, as root (its tests switch users), on the mount with default options:
+   * nothing fails but the expected failures of pjdfstest.toml, and each of those still fails.
+   */
+  @Test
+  void pjdfstest() throws Exception {
+    Path pjdfstest =
+        OutsideTools.require("pjdfstest", "cargo install --locked pjdfstest --version 0.2.2");
+    Assumptions.assumeTrue(FuseTesting.isRoot(), "skipped: pjdfstest switches users, run as root");
+    Path config = resource("pjdfstest.toml");
+    Path log = tmp.resolve("pjdfstest.log");
+    OutsideTools.Result r = runPjdfstest(pjdfstest, config, one, "whole", log, List.of());
+    String out = Files.readString(log);
+    List<String> failed = failures(out);
+    assertThat(failed)
+        .as("pjdfstest failures; its output is in %s; summary:%n%s", log, r.tail())
+        .isEmpty();
+    List<String> expected = expectedFailures(config);
+    assertThat(expected).isNotEmpty();
+    assertThat(outcomes(out, "failed as expected"))
+        .as("each expected failure of pjdfstest.toml still fails (remove those that pass)")
+        .containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(r.exit()).as("pjdfstest exit status:%n%s", r.tail()).isZero();
+  }
+
+  /**
+   * The hard-link expected failures are the kernel's attribute cache, one inode per name: on a
+   * mount that caches no attributes (the second, attr_timeout=0) they pass.
+   */
+  @Test
+  void pjdfstestHardLinksPassWithoutAttributeCaching() throws Exception {
+    Path pjdfstest =
+        OutsideTools.require("pjdfstest", "cargo install --locked pjdfstest --version 0.2.2");
+    Assumptions.assumeTrue(FuseTesting.isRoot(), "skipped: pjdfstest switches users, run as root");
+    Path config = resource("pjdfstest.toml");
+    List<String> hardLinks =
+        expectedFailures(config).stream().filter(n -> !n.startsWith("utimensat::")).toList();
+    assertThat(hardLinks).hasSize(6);
+    Path plain = tmp.resolve("pjdfstest-plain.toml");
+    Files.writeString(
+        plain, Files.readString(config).replaceAll("(?s)expected_failures = \\[.*?\\]\n", ""));
+    Path log = tmp.resolve("pjdfstest-links.log");
+    // pjdfstest filters by test, not by file type: run each test whole, judge its regular-file
+    // case.
+    List<String> tests = hardLinks.stream().map(n -> n.replaceFirst("::regular$", "")).toList();
+    OutsideTools.Result r = runPjdfstest(pjdfstest, plain, two, "links", log, tests);
+    assertThat(outcomes(Files.readString(log), "ok")).as("%s", r.tail()).containsAll(hardLinks);
+  }
+
+  private OutsideTools.Result runPjdfstest(
+      Path pjdfstest, Path config, BraidMount on, String name, Path log, List<String> tests)
+      throws IOException, InterruptedException {
+    Path dir = Files.createDirectories(on.directory().resolve("pjdfstest-" + name));
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path secondary = Files.createDirectories(tmp.resolve("pjdfstest-secondary-" + name));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                pjdfstest.toString(),
+                "-c",
+                config.toString(),
+                "-p",
+                dir.toString(),
+                "-s",
+                secondary.toString()));
+    command.addAll(tests);
+    return OutsideTools.run(command, dir, log, Duration.ofMinutes(15));
+  }
+
+  /** The names of the tests pjdfstest printed with {@code outcome}. */
+  private static List<String> outcomes(String output, String outcome) {
+    return output
+        .lines()
+        .filter(l -> l.matches("^\\S+\\s+" + Pattern.quote(outcome) + "$"))
+        .map(l -> l.substring(0, l.indexOf(' ')))
+        .toList();
+  }
+
+  /** The tests pjdfstest printed as FAILED, each with the first line of its reason. */
+  private static List<String> failures(String output) {
+    List<String> lines = output.lines().toList();
+    List<String> failed = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      String l = lines.get(i);
+      if (l.matches("^\\S+\\s+FAILED$")) {
+        String why = i + 1 < lines.size() ? lines.get(i + 1).strip() : "";
+        failed.add(l.substring(0, l.indexOf(' ')) + ": " + why);
+      }
+    }
+    return failed;
+  }
+
+  /** The expected_failures list of a pjdfstest configuration. */
+  private static List<String> expectedFailures(Path config) throws IOException {
+    String toml = Files.readString(config);
+    String list = toml.substring(toml.indexOf("expected_failures = ["));
+    list = list.substring(0, list.indexOf(']'));
+    return list.lines()
+        .map(String::strip)
+        .filter(l -> l.startsWith("\""))
+        .map(l -> l.substring(1, l.indexOf('"', 1)))
+        .toList();
   }
 }

@@ -619,6 +619,11 @@ public final class StripedWriter implements AutoCloseable {
     R commit(CommitRequest request) throws IOException;
   }
 
+  /** The capability token the writes carry now (the MDS issued it with the write lease). */
+  public ByteString token() {
+    return token;
+  }
+
   /** The state the MDS would be told at commit, for tests and diagnostics. */
   List<ChunkState> chunkStates() {
     return chunks.values().stream().map(ChunkOut::state).toList();

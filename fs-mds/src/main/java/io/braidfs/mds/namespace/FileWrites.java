@@ -237,7 +237,9 @@ public final class FileWrites {
         throw Resolver.fail(
             Status.INVALID_ARGUMENT, "truncate " + path + ": a symlink has no size");
       }
-      ns.check(caller, "truncate", path, inode, Access.WRITE);
+      if (!ns.opensForWriting(client, inode, req.getWriteToken())) {
+        ns.check(caller, "truncate", path, inode, Access.WRITE);
+      }
       checkNotWrittenByOther("truncate", path, inode, client);
       if (req.getSize() != inode.record().getSize()) {
         truncate(m, inode, r, req.getSize());

@@ -1,12 +1,16 @@
 package io.braidfs.mds.namespace;
 
+import com.google.protobuf.ByteString;
 import io.braidfs.common.clock.Clock;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.path.BraidPath;
+import io.braidfs.common.token.AccessRequest;
 import io.braidfs.common.token.CapabilityToken;
+import io.braidfs.common.token.ClientId;
 import io.braidfs.common.token.TokenKeys;
+import io.braidfs.common.token.TokenVerifier;
 import io.braidfs.mds.access.Access;
 import io.braidfs.mds.access.Caller;
 import io.braidfs.mds.access.Permissions;
@@ -528,7 +532,7 @@ public final class Namespace {
         CapabilityToken.builder()
             .keyId(keys.currentKeyId())
             .mdsEpoch(1)
-            .clientId(io.braidfs.common.token.ClientId.of(client.id().toBytes()))
+            .clientId(ClientId.of(client.id().toBytes()))
             .fileId(fileId)
             .fileGeneration(generation)
             .chunks(0, ALL_CHUNKS)
@@ -536,6 +540,29 @@ public final class Namespace {
             .validity(fromMs, fromMs + tokenLifetimeMs)
             .build();
     return keys.currentSigner().sign(token);
+  }
+
+  /**
+   * Whether {@code token} is a write token this MDS issued to {@code client} for {@code file} at
+   * its current generation and still valid: proof that the client's open for writing passed the
+   * permission check (ftruncate(2) is checked against the descriptor, not the mode).
+   */
+  boolean opensForWriting(Client client, Inode file, ByteString token) {
+    if (token.isEmpty()) {
+      return false;
+    }
+    AccessRequest wanted =
+        new AccessRequest(
+            ClientId.of(client.id().toBytes()),
+            file.id(),
+            file.record().getGeneration(),
+            0,
+            CapabilityToken.WRITE,
+            0);
+    return new TokenVerifier(tokenKeys())
+            .verify(token.toByteArray(), clock.currentTimeMillis(), wanted)
+            .outcome()
+        == TokenVerifier.Outcome.OK;
   }
 
   /** Resolves {@code path} (or the handle {@code inodeId} when non-zero). */
