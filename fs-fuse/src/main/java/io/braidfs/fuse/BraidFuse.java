@@ -16,6 +16,7 @@ import io.braidfs.proto.SetAttrRequest;
 import io.braidfs.proto.StatFsResponse;
 import io.braidfs.proto.XattrSetMode;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -25,6 +26,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import jnr.ffi.Memory;
@@ -80,6 +83,12 @@ public final class BraidFuse extends FuseStubFS {
   private static final int SETID = 06000;
   private static final int LIST_PAGE = 1000;
 
+  /** The shortest pause after which a writer counts as idle, whatever the attribute timeout. */
+  private static final long MIN_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+  /** How long a write waits for another client to let go of the file's write lease. */
+  private static final long LEASE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
   private final ClientPool clients;
   private final Identities ids;
   private final String name;
@@ -97,6 +106,18 @@ public final class BraidFuse extends FuseStubFS {
       Executors.newCachedThreadPool(
           r -> {
             Thread t = new Thread(r, "braid-fuse-attributes");
+            t.setDaemon(true);
+            return t;
+          });
+
+  /**
+   * Commits writers left idle (every quarter of the attribute timeout, at least every 50 ms), so
+   * that a file this mount stopped writing is free for other clients to write.
+   */
+  private final ScheduledExecutorService idle =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "braid-fuse-idle-writers");
             t.setDaemon(true);
             return t;
           });
@@ -134,6 +155,8 @@ public final class BraidFuse extends FuseStubFS {
     this.name = name;
     this.recent = new RecentAttributes(attrTimeout);
     this.attrTimeoutNanos = attrTimeout.toNanos();
+    long period = Math.max(50, attrTimeout.toMillis() / 4);
+    idle.scheduleWithFixedDelay(this::commitIdleWriters, period, period, TimeUnit.MILLISECONDS);
   }
 
   @Override
@@ -141,8 +164,9 @@ public final class BraidFuse extends FuseStubFS {
     return name;
   }
 
-  /** Stops the background attribute changes' threads (the mount is closing). */
+  /** Stops the background threads (the mount is closing). */
   void shutdown() {
+    idle.shutdownNow();
     behind.shutdown();
   }
 
@@ -378,7 +402,8 @@ public final class BraidFuse extends FuseStubFS {
   public int truncate(String path, @off_t long size) {
     try {
       BraidClient c = caller();
-      return changed(path, truncate(c, path, inodeOf(c, path), size, false));
+      long inode = inodeOf(c, path);
+      return changed(path, withLease(path, () -> truncate(c, path, inode, size, false)));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("truncate", path, e);
     }
@@ -391,7 +416,8 @@ public final class BraidFuse extends FuseStubFS {
       return -FuseErrors.EBADF;
     }
     try {
-      return changed(path, truncate(h.client, path, h.file.inodeId, size, h.writable));
+      return changed(
+          path, withLease(path, () -> truncate(h.client, path, h.file.inodeId, size, h.writable)));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("ftruncate", path, e);
     }
@@ -637,12 +663,19 @@ public final class BraidFuse extends FuseStubFS {
           return -FuseErrors.EISDIR;
         }
         f = acquire(a.inodeId());
+        if ((flags & O_TRUNC) != 0) {
+          OpenFile t = f;
+          withLease(
+              path,
+              () -> {
+                synchronized (t) {
+                  t.commit(behind);
+                  t.changes++;
+                  return c.truncate(path, 0);
+                }
+              });
+        }
         synchronized (f) {
-          if ((flags & O_TRUNC) != 0) {
-            f.commit(behind);
-            c.truncate(path, 0);
-            f.changes++;
-          }
           // The writer (and the write lease) comes with the first write: an open for writing
           // that writes nothing (touch) commits nothing, so it does not move mtime.
           f.writeHandles++;
@@ -770,9 +803,19 @@ public final class BraidFuse extends FuseStubFS {
     }
     ByteBuffer src = MemoryIO.getInstance().newDirectByteBuffer(buf.address(), (int) size);
     try {
+      withLease(
+          path,
+          () -> {
+            synchronized (h.file) {
+              return h.file.writer(h.client, path);
+            }
+          });
       synchronized (h.file) {
+        h.file.takeIdleCommitFailure();
         BraidOutputStream out = h.file.writer(h.client, path);
-        long at = h.append ? Math.max(offset, out.length()) : offset;
+        // O_APPEND: the end is the writer's length (it holds the lease), not the kernel's idea of
+        // the size, which may predate another mount's truncate or append.
+        long at = h.append ? out.length() : offset;
         out.write(at, src);
         h.file.wrote();
         h.file.sendIfOlder(attrTimeoutNanos, behind);
@@ -784,6 +827,51 @@ public final class BraidFuse extends FuseStubFS {
     }
   }
 
+  /** An operation that may find the file's write lease held by another client. */
+  @FunctionalInterface
+  private interface LeaseAction<T> {
+    T run() throws IOException;
+  }
+
+  /**
+   * Runs {@code action}, again while it fails because another client holds the file's write lease,
+   * for up to {@link #LEASE_WAIT_NANOS}: that client commits a writer it left idle within the
+   * attribute timeout ({@link OpenFile#commitIfIdle}), as NFS lets clients take turns. The action
+   * takes the monitors it needs itself, so none is held while waiting.
+   *
+   * @throws IOException LEASE_CONFLICT (EBUSY) if the lease stayed taken, or the action's failure
+   */
+  private static <T> T withLease(String path, LeaseAction<T> action) throws IOException {
+    long deadline = System.nanoTime() + LEASE_WAIT_NANOS;
+    long pauseMs = 5;
+    while (true) {
+      try {
+        return action.run();
+      } catch (IOException e) {
+        if (StatusExceptions.statusOf(e) != Status.LEASE_CONFLICT
+            || System.nanoTime() - deadline > 0) {
+          throw e;
+        }
+      }
+      try {
+        Thread.sleep(pauseMs);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException(path + ": interrupted waiting for its write lease");
+      }
+      pauseMs = Math.min(pauseMs * 2, 200);
+    }
+  }
+
+  /** Commits writers this mount has left idle for the attribute timeout (see OpenFile). */
+  private void commitIdleWriters() {
+    for (OpenFile f : files.values()) {
+      synchronized (f) {
+        f.commitIfIdle(Math.max(attrTimeoutNanos, MIN_IDLE_NANOS), behind);
+      }
+    }
+  }
+
   @Override
   public int flush(String path, FuseFileInfo fi) {
     Handle h = handles.get(fi.fh.get());
@@ -792,6 +880,7 @@ public final class BraidFuse extends FuseStubFS {
     }
     try {
       synchronized (h.file) {
+        h.file.takeIdleCommitFailure();
         if (h.file.writeHandles <= 1) {
           recent.forget(path); // the commit moves mtime
           h.file.commit(behind); // close(2) of the last writer: complete for every other client
@@ -813,6 +902,7 @@ public final class BraidFuse extends FuseStubFS {
     }
     try {
       synchronized (h.file) {
+        h.file.takeIdleCommitFailure();
         BraidOutputStream out = h.file.currentWriter();
         if (out != null && !out.isClosed()) {
           out.hsync();

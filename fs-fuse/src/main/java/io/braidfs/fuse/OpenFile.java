@@ -51,6 +51,12 @@ final class OpenFile {
   private @Nullable BraidOutputStream out;
   private boolean dirty;
 
+  /** When this mount last wrote the inode ({@link System#nanoTime()}). */
+  private long lastWrite;
+
+  /** A commit of an idle writer that failed, to report at the next write, flush or fsync. */
+  private @Nullable IOException idleCommitFailure;
+
   /** The write token of the last writer, kept past its commit for ftruncate(2) of the handles. */
   private ByteString writeToken = ByteString.EMPTY;
 
@@ -80,6 +86,7 @@ final class OpenFile {
       o = client.openForWrite(path, false);
       out = o;
       writeToken = o.writeToken();
+      lastWrite = System.nanoTime(); // not idle before its first write
     }
     return o;
   }
@@ -108,6 +115,34 @@ final class OpenFile {
   void wrote() {
     dirty = true;
     changes++;
+    lastWrite = System.nanoTime();
+  }
+
+  /**
+   * Commits the writer if this mount has not written for {@code idleNanos}, which releases the
+   * file's write lease: another client (a second mount appending to the same log) may then write
+   * it, and this mount's next write opens a writer again. A failure is kept for {@link
+   * #takeIdleCommitFailure}.
+   */
+  void commitIfIdle(long idleNanos, Executor executor) {
+    BraidOutputStream o = out;
+    if (o == null || o.isClosed() || System.nanoTime() - lastWrite < idleNanos) {
+      return;
+    }
+    try {
+      commit(executor);
+    } catch (IOException e) {
+      idleCommitFailure = e;
+    }
+  }
+
+  /** Throws, once, the failure of a commit of an idle writer, if one failed. */
+  void takeIdleCommitFailure() throws IOException {
+    IOException e = idleCommitFailure;
+    if (e != null) {
+      idleCommitFailure = null;
+      throw e;
+    }
   }
 
   /**
