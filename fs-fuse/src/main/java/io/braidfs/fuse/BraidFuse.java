@@ -96,6 +96,7 @@ public final class BraidFuse extends FuseStubFS {
   private final Map<Long, OpenFile> files = new ConcurrentHashMap<>();
   private final AtomicLong nextHandle = new AtomicLong(1);
   private final RecentAttributes recent;
+  private final CallerGroups callerGroups = new CallerGroups();
   private final long attrTimeoutNanos;
 
   /** Files this mount created and is writing, by path, for attribute write-behind (OpenFile). */
@@ -184,7 +185,8 @@ public final class BraidFuse extends FuseStubFS {
 
   private BraidClient caller() throws IOException {
     FuseContext ctx = getContext();
-    return clients.client((int) ctx.uid.get(), (int) ctx.gid.get());
+    int pid = (int) ctx.pid.get();
+    return clients.client((int) ctx.uid.get(), (int) ctx.gid.get(), callerGroups.of(pid));
   }
 
   private int callerUid() {
@@ -285,10 +287,29 @@ public final class BraidFuse extends FuseStubFS {
           }
         }
       }
-      return changed(path, c.setPermission(path, m));
+      try {
+        return changed(path, c.setPermission(path, m));
+      } catch (IOException e) {
+        if (StatusExceptions.statusOf(e) != Status.PERMISSION_DENIED
+            || callerUid() == 0
+            || !onlyClearsSetId(c.lstat(path).mode(), m)) {
+          throw e;
+        }
+        // A chmod from a non-owner that only drops set-id bits is the kernel's own, after a write
+        // (default_permissions has refused any other): the MDS allows it to writers.
+        return changed(
+            path, c.setAttr(SetAttrRequest.newBuilder().setPath(path).setKillSetid(true).build()));
+      }
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("chmod", path, e);
     }
+  }
+
+  /** Whether going from {@code mode} to {@code wanted} only clears set-id bits. */
+  private static boolean onlyClearsSetId(int mode, int wanted) {
+    return (mode & 07777 & ~SETID) == (wanted & ~SETID)
+        && (wanted & SETID & ~mode) == 0
+        && (wanted & SETID) != (mode & SETID);
   }
 
   @Override
@@ -344,12 +365,32 @@ public final class BraidFuse extends FuseStubFS {
       if (f != null) {
         synchronized (f) {
           f.commit(behind); // a later commit would set mtime again: written bytes go first
-          return changed(path, c.setAttr(b.build()));
+          return changed(path, setTimes(c, b));
         }
       }
-      return changed(path, c.setAttr(b.build()));
+      return changed(path, setTimes(c, b));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("utimens", path, e);
+    }
+  }
+
+  /**
+   * Sets the times of {@code b}. libfuse 2 turns utimensat(UTIME_NOW) into the kernel's current
+   * times, which the MDS allows only the owner to set; but with default_permissions the kernel
+   * refuses explicit times from anyone else first, so times from a non-owner the MDS refuses can
+   * only mean "now", which any writer may set.
+   */
+  private FileAttributes setTimes(BraidClient c, SetAttrRequest.Builder b) throws IOException {
+    try {
+      return c.setAttr(b.build());
+    } catch (IOException e) {
+      if (StatusExceptions.statusOf(e) != Status.PERMISSION_DENIED
+          || callerUid() == 0
+          || !b.hasAtimeNs()
+          || !b.hasMtimeNs()) {
+        throw e;
+      }
+      return c.setAttr(b.clearAtimeNs().clearMtimeNs().setAtimeNow(true).setMtimeNow(true).build());
     }
   }
 
@@ -458,7 +499,9 @@ public final class BraidFuse extends FuseStubFS {
       int bits;
       if (ids.uid(a.user()) == uid) {
         bits = (mode >> 6) & 7;
-      } else if (ids.groups(uid, (int) ctx.gid.get()).contains(a.group())) {
+      } else if (clients
+          .groupNames(uid, (int) ctx.gid.get(), callerGroups.of((int) ctx.pid.get()))
+          .contains(a.group())) {
         bits = (mode >> 3) & 7;
       } else {
         bits = mode & 7;

@@ -77,7 +77,8 @@ public final class BraidMount implements AutoCloseable {
     ClientPool pool = new ClientPool(config, ids, "fuse");
     try {
       int[] self = selfIds();
-      pool.client(self[0], self[1]); // fails now, not at the first request, if the MDS is away
+      pool.client(
+          self[0], self[1], null); // fails now, not at the first request, if the MDS is away
     } catch (IOException e) {
       pool.close();
       throw new MountException(

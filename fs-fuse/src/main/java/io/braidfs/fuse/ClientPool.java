@@ -5,9 +5,13 @@ import io.braidfs.client.ClientConfigKeys;
 import io.braidfs.common.config.BraidConfig;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +30,11 @@ final class ClientPool implements AutoCloseable {
   private final BraidConfig config;
   private final Identities ids;
   private final String name;
-  private final Map<Long, BraidClient> clients = new ConcurrentHashMap<>();
+  private final Map<Key, BraidClient> clients = new ConcurrentHashMap<>();
+
+  /** An identity: uid, primary gid and the supplementary gids (sorted; null: not known). */
+  private record Key(int uid, int gid, @Nullable List<Integer> groups) {}
+
   private volatile boolean closed;
 
   ClientPool(BraidConfig config, Identities ids, String name) {
@@ -43,9 +51,13 @@ final class ClientPool implements AutoCloseable {
     return ids;
   }
 
-  /** The client acting as {@code uid} with primary group {@code gid}, connected on first use. */
-  BraidClient client(int uid, int gid) throws IOException {
-    long key = ((long) uid << 32) | (gid & 0xffffffffL);
+  /**
+   * The client acting as {@code uid} with primary group {@code gid} and the supplementary groups
+   * {@code groups} (sorted ids; null if unknown, then the user's groups in /etc/group), connected
+   * on first use.
+   */
+  BraidClient client(int uid, int gid, int @Nullable [] groups) throws IOException {
+    Key key = new Key(uid, gid, groups == null ? null : Arrays.stream(groups).boxed().toList());
     BraidClient c = clients.get(key);
     if (c != null) {
       return c;
@@ -57,18 +69,34 @@ final class ClientPool implements AutoCloseable {
       c = clients.get(key);
       if (c == null) {
         String user = ids.userName(uid);
-        List<String> groups = ids.groups(uid, gid);
+        List<String> names = groupNames(uid, gid, groups);
         c =
             BraidClient.builder(config)
                 .user(user)
-                .groups(groups)
+                .groups(names)
                 .name(name + "-" + user + "-" + Integer.toUnsignedString(gid))
                 .build();
-        LOG.debug("{}: connected as {} {}", name, user, groups);
+        LOG.debug("{}: connected as {} {}", name, user, names);
         clients.put(key, c);
       }
       return c;
     }
+  }
+
+  /**
+   * The group names of a caller: the primary group first, then the supplementary {@code groups}
+   * (null: the user's groups in /etc/group).
+   */
+  List<String> groupNames(int uid, int gid, int @Nullable [] groups) {
+    if (groups == null) {
+      return ids.groups(uid, gid);
+    }
+    Set<String> out = new LinkedHashSet<>();
+    out.add(ids.groupName(gid));
+    for (int g : groups) {
+      out.add(ids.groupName(g));
+    }
+    return List.copyOf(out);
   }
 
   @Override

@@ -251,6 +251,16 @@ public final class FileWrites {
       r.setMode(req.getMode());
       changed = true;
     }
+    if (req.getKillSetid()) {
+      if (req.hasMode()) {
+        throw Resolver.fail(
+            Status.INVALID_ARGUMENT, "setattr " + path + ": kill_setid together with a mode");
+      }
+      ns.check(caller, "clear set-id bits of", path, inode, Access.WRITE);
+      int mode = r.getMode() & ~04000;
+      r.setMode((mode & 010) != 0 ? mode & ~02000 : mode);
+      changed = true;
+    }
     if (req.hasUser() || req.hasGroup()) {
       ns.permissions.checkSetOwner(
           caller,
