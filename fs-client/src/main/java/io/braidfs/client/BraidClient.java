@@ -112,6 +112,10 @@ public final class BraidClient implements AutoCloseable {
 
   private final String name;
   private final ClientOptions options;
+
+  /** The group new inodes ask for ({@link ClientConfigKeys#CREATOR_GROUP}), or empty. */
+  private final String newInodeGroup;
+
   private final RpcClient rpc;
   private final MetadataClient mds;
   private final ReplicaHealth health = new ReplicaHealth();
@@ -127,10 +131,12 @@ public final class BraidClient implements AutoCloseable {
   private BraidClient(Builder b) throws IOException {
     this.name = b.name;
     this.options = ClientOptions.from(b.config);
+    List<String> groups = b.groups.isEmpty() ? List.of(b.user) : b.groups;
+    this.newInodeGroup = options.creatorGroup() ? groups.get(0) : "";
     RpcClient r =
         RpcClient.builder(name)
             .user(b.user)
-            .groups(b.groups.isEmpty() ? List.of(b.user) : b.groups)
+            .groups(groups)
             .options(RpcOptions.from(b.config))
             .build();
     r.start();
@@ -339,7 +345,11 @@ public final class BraidClient implements AutoCloseable {
     MkdirResponse r =
         mds.call(
             RpcMethod.MKDIR,
-            MkdirRequest.newBuilder().setPath(p).setMode(mode & ~options.umask() & 07777).build());
+            MkdirRequest.newBuilder()
+                .setPath(p)
+                .setMode(mode & ~options.umask() & 07777)
+                .setGroup(newInodeGroup)
+                .build());
     attrs.invalidate(p);
     return new FileAttributes(r.getAttributes());
   }
@@ -358,6 +368,7 @@ public final class BraidClient implements AutoCloseable {
                 .setPath(p)
                 .setMode(mode & ~options.umask() & 07777)
                 .setParents(true)
+                .setGroup(newInodeGroup)
                 .build());
     attrs.invalidate(p);
     return r.getCreated();
@@ -509,6 +520,7 @@ public final class BraidClient implements AutoCloseable {
                     .setTarget(target)
                     .setPath(canonical(path))
                     .setCreateParents(createParents)
+                    .setGroup(newInodeGroup)
                     .build())
             .getAttributes());
   }
@@ -724,6 +736,7 @@ public final class BraidClient implements AutoCloseable {
                 .setOverwrite(create.overwrite())
                 .setCreateParents(create.createParents())
                 .setLayout(create.layout())
+                .setGroup(newInodeGroup)
                 .build());
     attrs.invalidate(p);
     Attributes a = r.getAttributes();

@@ -130,6 +130,14 @@ public final class ClientConfigKeys implements ConfigKeySet {
           "022",
           "Permission bits, in octal, removed from the mode of new files and directories.");
 
+  public static final ConfigKey<Boolean> CREATOR_GROUP =
+      ConfigKey.bool(
+          "braid.client.creator-group",
+          false,
+          "New files, directories and symlinks take the client's first group (Linux's rule: the"
+              + " creator's group) instead of their directory's (HDFS's rule); a directory with the"
+              + " set-group-id bit gives its own group either way. braid mount sets true.");
+
   private static final List<ConfigKey<?>> KEYS =
       List.of(
           MDS,
@@ -138,6 +146,7 @@ public final class ClientConfigKeys implements ConfigKeySet {
           CACHE_ENTRIES,
           WRITE_BEHIND,
           SYNC_ON_CLOSE,
+          CREATOR_GROUP,
           PREFETCH,
           PREFETCH_WINDOW,
           PREFETCH_MAX_WINDOW,

@@ -24,6 +24,7 @@ import java.util.List;
  * @param prefetchBlock bytes per read-ahead request
  * @param prefetchBudget bytes all streams of the client may hold in read-ahead
  * @param umask permission bits removed from new files and directories
+ * @param creatorGroup whether new inodes take the client's first group (else their directory's)
  * @param shortCircuit whether replicas on this host are read from their files (short-circuit)
  * @param data the data path's tunables (in-flight limit derived from {@code writeBehind})
  */
@@ -39,6 +40,7 @@ public record ClientOptions(
     int prefetchBlock,
     long prefetchBudget,
     int umask,
+    boolean creatorGroup,
     boolean shortCircuit,
     DataPathOptions data) {
 
@@ -107,6 +109,7 @@ public record ClientOptions(
         block,
         config.get(ClientConfigKeys.PREFETCH_BUDGET).toBytes(),
         umask,
+        config.get(ClientConfigKeys.CREATOR_GROUP),
         config.get(ClientConfigKeys.SHORT_CIRCUIT),
         new DataPathOptions(
             maxTransfer,

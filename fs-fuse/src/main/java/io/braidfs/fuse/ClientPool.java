@@ -39,6 +39,9 @@ final class ClientPool implements AutoCloseable {
 
   ClientPool(BraidConfig config, Identities ids, String name) {
     BraidConfig.Builder b = config.toBuilder().set(ClientConfigKeys.UMASK, "000");
+    if (!config.isSet(ClientConfigKeys.CREATOR_GROUP)) {
+      b.set(ClientConfigKeys.CREATOR_GROUP, true); // the caller's gid, as on a local disk
+    }
     if (!config.isSet(ClientConfigKeys.SYNC_ON_CLOSE)) {
       b.set(ClientConfigKeys.SYNC_ON_CLOSE, false); // close(2) does not sync; fsync(2) does
     }

@@ -94,4 +94,22 @@ class BraidFusePermissionsTest {
     assertThat(r.exit()).as(r.out()).isNotZero();
     assertThat(r.out()).contains("Operation not permitted");
   }
+
+  @Test
+  void newInodesTakeTheCreatorsGroup() throws Exception {
+    sh(dir, "touch byroot");
+    assertThat(sh(dir, "stat -c '%u %g' byroot").strip()).isEqualTo("0 0");
+    sh(dir, USER + "sh -c 'touch f && mkdir d && ln -s f l'");
+    assertThat(sh(dir, "stat -c '%u %g' f d && stat -c '%u %g' l").strip())
+        .isEqualTo("5001 5001\n5001 5001\n5001 5001");
+  }
+
+  @Test
+  void aSetGroupIdDirectoryGivesItsGroupAndItsBitToNewDirectories() throws Exception {
+    sh(dir, "mkdir sg && chgrp 5002 sg && chmod 2777 sg");
+    sh(dir, "setpriv --reuid=5003 --regid=5003 --groups=5003 -- sh -c 'touch sg/f && mkdir sg/d'");
+    assertThat(sh(dir, "stat -c '%g' sg/f sg/d").strip()).isEqualTo("5002\n5002");
+    assertThat(sh(dir, "stat -c '%a' sg/d").strip()).startsWith("2");
+    assertThat(sh(dir, "stat -c '%a' sg/f").strip()).doesNotStartWith("2");
+  }
 }

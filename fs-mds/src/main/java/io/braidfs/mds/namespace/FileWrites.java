@@ -76,7 +76,7 @@ public final class FileWrites {
     if (path.isRoot()) {
       throw Resolver.fail(Status.IS_DIRECTORY, "create /: is a directory");
     }
-    Slot s = names.slot(m, caller, "create", path, req.getCreateParents(), 0755);
+    Slot s = names.slot(m, caller, "create", path, req.getCreateParents(), 0755, req.getGroup());
     Inode existing = s.existing();
     if (existing != null) {
       if (existing.isDirectory()) {
@@ -109,7 +109,8 @@ public final class FileWrites {
     Inode file =
         new Inode(
             id,
-            ns.newRecord(m, caller, InodeType.INODE_TYPE_REGULAR, req.getMode(), s.dir())
+            ns.newRecord(
+                    m, caller, InodeType.INODE_TYPE_REGULAR, req.getMode(), s.dir(), req.getGroup())
                 .setNlink(1)
                 .setLayout(layout)
                 .setOpenForWrite(writer(client))

@@ -248,15 +248,37 @@ public final class Namespace {
 
   // ---- tree edits -------------------------------------------------------------------------------
 
-  /** A new inode record of {@code type} owned by the caller, stamped with the mutation's time. */
-  InodeRecord.Builder newRecord(Mutation m, Caller caller, InodeType type, int mode, Inode parent) {
+  /**
+   * A new inode record of {@code type} owned by the caller, stamped with the mutation's time. Its
+   * group is {@code group} (one of the caller's: Linux's rule, the creator's group) or, when empty
+   * or the parent has the set-group-id bit, the parent's (BSD's and HDFS's rule); a directory made
+   * in a set-group-id directory inherits the bit, as on Linux.
+   *
+   * @throws IOException PERMISSION_DENIED if {@code group} is not one of the caller's groups
+   */
+  InodeRecord.Builder newRecord(
+      Mutation m, Caller caller, InodeType type, int mode, Inode parent, String group)
+      throws IOException {
     long now = m.nowNs();
-    // BSD group semantics (as HDFS): a new inode takes its parent directory's group.
+    boolean setgidParent = (parent.record().getMode() & 02000) != 0;
+    String g = parent.record().getGroup();
+    if (!setgidParent && !group.isEmpty() && !group.equals(g)) {
+      if (!caller.groups().contains(group) && !permissions.isSuperuser(caller)) {
+        throw Resolver.fail(
+            Status.PERMISSION_DENIED,
+            "create: group " + group + " is not one of " + caller.user() + "'s groups");
+      }
+      g = group;
+    }
+    int bits = mode & 07777;
+    if (setgidParent && type == InodeType.INODE_TYPE_DIRECTORY) {
+      bits |= 02000;
+    }
     return InodeRecord.newBuilder()
         .setType(type)
-        .setMode(mode & 07777)
+        .setMode(bits)
         .setUser(caller.user())
-        .setGroup(parent.record().getGroup())
+        .setGroup(g)
         .setAtimeNs(now)
         .setMtimeNs(now)
         .setCtimeNs(now);
@@ -288,13 +310,14 @@ public final class Namespace {
     return updated;
   }
 
-  /** Creates a directory {@code name} in {@code parent}; returns it. */
-  Inode mkdirIn(Mutation m, Caller caller, Inode parent, String name, int mode) throws IOException {
+  /** Creates a directory {@code name} in {@code parent} with {@code group} (see newRecord). */
+  Inode mkdirIn(Mutation m, Caller caller, Inode parent, String name, int mode, String group)
+      throws IOException {
     long childId = counters.newInode(m);
     Inode dir =
         new Inode(
             childId,
-            newRecord(m, caller, InodeType.INODE_TYPE_DIRECTORY, mode, parent)
+            newRecord(m, caller, InodeType.INODE_TYPE_DIRECTORY, mode, parent, group)
                 .setNlink(2)
                 .setParentId(parent.id())
                 .build());

@@ -64,11 +64,18 @@ public final class NamespaceWrites {
   // ---- helpers ----------------------------------------------------------------------------------
 
   /**
-   * The slot of {@code path}, creating missing parent directories with {@code intermediateMode}
-   * when {@code parents} (following symlinks in existing ones).
+   * The slot of {@code path}, creating missing parent directories with {@code intermediateMode} and
+   * {@code group} (see Namespace.newRecord) when {@code parents} (following symlinks in existing
+   * ones).
    */
   Slot slot(
-      Mutation m, Caller caller, String op, BraidPath path, boolean parents, int intermediateMode)
+      Mutation m,
+      Caller caller,
+      String op,
+      BraidPath path,
+      boolean parents,
+      int intermediateMode,
+      String group)
       throws IOException {
     if (!parents) {
       return ns.resolver.slot(m, caller, op, path);
@@ -88,7 +95,7 @@ public final class NamespaceWrites {
             Resolver.parentOf(walked.toString()),
             cur.permission(),
             WX);
-        cur = ns.mkdirIn(m, caller, cur, c, intermediateMode);
+        cur = ns.mkdirIn(m, caller, cur, c, intermediateMode, group);
         continue;
       }
       cur = ns.resolver.walk(m, caller, op, path.toString(), cur, List.of(c), true);
@@ -123,7 +130,15 @@ public final class NamespaceWrites {
       throw Resolver.fail(Status.ALREADY_EXISTS, "mkdir /: exists");
     }
     // HDFS: implicitly created parents get the mode with owner write and search added.
-    Slot s = slot(m, caller, "mkdir", path, req.getParents(), (req.getMode() | 0300) & 07777);
+    Slot s =
+        slot(
+            m,
+            caller,
+            "mkdir",
+            path,
+            req.getParents(),
+            (req.getMode() | 0300) & 07777,
+            req.getGroup());
     if (s.existing() != null) {
       if (req.getParents() && s.existing().isDirectory()) {
         return MkdirResponse.newBuilder()
@@ -134,7 +149,7 @@ public final class NamespaceWrites {
       throw Resolver.fail(Status.ALREADY_EXISTS, "mkdir " + path + ": exists");
     }
     checkEntryChange(caller, "mkdir", path.toString(), s);
-    Inode dir = ns.mkdirIn(m, caller, s.dir(), s.name(), req.getMode());
+    Inode dir = ns.mkdirIn(m, caller, s.dir(), s.name(), req.getMode(), req.getGroup());
     return MkdirResponse.newBuilder().setAttributes(Attrs.of(dir)).setCreated(true).build();
   }
 
@@ -306,7 +321,7 @@ public final class NamespaceWrites {
     if (path.isRoot()) {
       throw Resolver.fail(Status.ALREADY_EXISTS, "symlink /: exists");
     }
-    Slot s = slot(m, caller, "symlink", path, req.getCreateParents(), 0755);
+    Slot s = slot(m, caller, "symlink", path, req.getCreateParents(), 0755, req.getGroup());
     if (s.existing() != null) {
       throw Resolver.fail(Status.ALREADY_EXISTS, "symlink " + path + ": exists");
     }
@@ -315,7 +330,7 @@ public final class NamespaceWrites {
     Inode link =
         new Inode(
             id,
-            ns.newRecord(m, caller, InodeType.INODE_TYPE_SYMLINK, 0777, s.dir())
+            ns.newRecord(m, caller, InodeType.INODE_TYPE_SYMLINK, 0777, s.dir(), req.getGroup())
                 .setNlink(1)
                 .setSize(targetBytes)
                 .setSymlinkTarget(target)
