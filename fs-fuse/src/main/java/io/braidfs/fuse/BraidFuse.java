@@ -45,6 +45,7 @@ import ru.serce.jnrfuse.FuseStubFS;
 import ru.serce.jnrfuse.struct.FileStat;
 import ru.serce.jnrfuse.struct.FuseContext;
 import ru.serce.jnrfuse.struct.FuseFileInfo;
+import ru.serce.jnrfuse.struct.FuseOperations;
 import ru.serce.jnrfuse.struct.Statvfs;
 import ru.serce.jnrfuse.struct.Timespec;
 
@@ -156,8 +157,24 @@ public final class BraidFuse extends FuseStubFS {
     this.name = name;
     this.recent = new RecentAttributes(attrTimeout);
     this.attrTimeoutNanos = attrTimeout.toNanos();
+    utimeOmitOk(fuseOperations);
     long period = Math.max(50, attrTimeout.toMillis() / 4);
     idle.scheduleWithFixedDelay(this::commitIdleWriters, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Sets {@code flag_utime_omit_ok} in libfuse 2's {@code struct fuse_operations}: without it
+   * libfuse calls utimens only when both times are set, dropping utimensat calls that set one
+   * (touch -a, touch -m), and turns UTIME_NOW into explicit times, which only the owner may set
+   * (touch by another user who may write). jnr-fuse maps the flag word as padding, so the bit is
+   * set in the struct's memory: bit 2 of the bit-field word that follows the 38 operation pointers
+   * from {@code getattr} to {@code bmap} (GCC's layout, first bit-field in the lowest bit, on the
+   * little-endian x86-64 and aarch64 that libfuse 2 runs on here).
+   */
+  private static void utimeOmitOk(FuseOperations ops) {
+    Pointer memory = Struct.getMemory(ops);
+    long flags = 38L * ops.getRuntime().addressSize();
+    memory.putByte(flags, (byte) (memory.getByte(flags) | 0x04));
   }
 
   @Override
@@ -365,32 +382,12 @@ public final class BraidFuse extends FuseStubFS {
       if (f != null) {
         synchronized (f) {
           f.commit(behind); // a later commit would set mtime again: written bytes go first
-          return changed(path, setTimes(c, b));
+          return changed(path, c.setAttr(b.build()));
         }
       }
-      return changed(path, setTimes(c, b));
+      return changed(path, c.setAttr(b.build()));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("utimens", path, e);
-    }
-  }
-
-  /**
-   * Sets the times of {@code b}. libfuse 2 turns utimensat(UTIME_NOW) into the kernel's current
-   * times, which the MDS allows only the owner to set; but with default_permissions the kernel
-   * refuses explicit times from anyone else first, so times from a non-owner the MDS refuses can
-   * only mean "now", which any writer may set.
-   */
-  private FileAttributes setTimes(BraidClient c, SetAttrRequest.Builder b) throws IOException {
-    try {
-      return c.setAttr(b.build());
-    } catch (IOException e) {
-      if (StatusExceptions.statusOf(e) != Status.PERMISSION_DENIED
-          || callerUid() == 0
-          || !b.hasAtimeNs()
-          || !b.hasMtimeNs()) {
-        throw e;
-      }
-      return c.setAttr(b.clearAtimeNs().clearMtimeNs().setAtimeNow(true).setMtimeNow(true).build());
     }
   }
 
