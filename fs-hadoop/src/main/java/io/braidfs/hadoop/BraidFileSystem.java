@@ -26,12 +26,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -656,7 +654,8 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   /**
    * One location per chunk set (a Hadoop block) overlapping the range, naming every data server
    * holding a replica of one of its chunks, those holding the most chunks first: a task placed
-   * there reads most of its split locally.
+   * there reads most of its split locally. Names ({@code host:port}), hosts and topology paths
+   * ({@code /rack/host:port}) have one entry per data server, in the same order, as HDFS's.
    */
   @Override
   public BlockLocation @Nullable [] getFileBlockLocations(
@@ -694,19 +693,17 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
       }
       List<String> names = new ArrayList<>(held.keySet());
       names.sort((a, b) -> held.get(b) - held.get(a));
-      Set<String> hosts = new LinkedHashSet<>();
-      List<String> topology = new ArrayList<>();
-      for (String name : names) {
-        hosts.add(name.substring(0, name.lastIndexOf(':')));
-        topology.add(racks.get(name) + "/" + name);
+      // One entry per replica in all three arrays, index for index, as HDFS gives them: callers
+      // such as CombineFileInputFormat pair hosts[i] with topologyPaths[i]. Data servers sharing a
+      // host name repeat it, as DataNodes on one machine do.
+      String[] hosts = new String[names.size()];
+      String[] topology = new String[names.size()];
+      for (int i = 0; i < names.size(); i++) {
+        String name = names.get(i);
+        hosts[i] = name.substring(0, name.lastIndexOf(':'));
+        topology[i] = racks.get(name) + "/" + name;
       }
-      out.add(
-          new BlockLocation(
-              names.toArray(new String[0]),
-              hosts.toArray(new String[0]),
-              topology.toArray(new String[0]),
-              offset,
-              length));
+      out.add(new BlockLocation(names.toArray(new String[0]), hosts, topology, offset, length));
     }
     return out.toArray(new BlockLocation[0]);
   }
