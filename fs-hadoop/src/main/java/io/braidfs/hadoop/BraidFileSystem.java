@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
+import org.apache.hadoop.fs.BlockStoragePolicySpi;
 import org.apache.hadoop.fs.BulkDelete;
 import org.apache.hadoop.fs.CommonPathCapabilities;
 import org.apache.hadoop.fs.CompositeCrcFileChecksum;
@@ -53,9 +55,12 @@ import org.apache.hadoop.fs.LeaseRecoverable;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
+import org.apache.hadoop.fs.PathOperationException;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.XAttrSetFlag;
 import org.apache.hadoop.fs.impl.PathCapabilitiesSupport;
+import org.apache.hadoop.fs.permission.AclEntry;
+import org.apache.hadoop.fs.permission.AclStatus;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.util.DataChecksum;
@@ -762,6 +767,100 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public BulkDelete createBulkDelete(Path path) throws IOException {
     return new BraidBulkDelete(client, makeQualified(path), parallel);
+  }
+
+  // ---- what Braid does not have ----------------------------------------------------------------
+
+  /**
+   * The refusal of an operation Braid does not have: a {@link PathOperationException} (Hadoop's
+   * ENOTSUP) naming the operation and the path, caused by an {@link UnsupportedOperationException}
+   * that names the feature. It is an {@code IOException}, like the AclException or
+   * SnapshotException HDFS raises when the feature is switched off, so that FsShell prints it as
+   * one line and exits 1; Hadoop's default, an unchecked UnsupportedOperationException, ends
+   * FsShell with "Fatal internal error" and a stack trace.
+   */
+  private IOException unsupported(String op, @Nullable Path path, String feature) {
+    PathOperationException e =
+        new PathOperationException(path == null ? uri.toString() : makeQualified(path).toString());
+    e.setOperation(op);
+    e.initCause(new UnsupportedOperationException(feature + " are not supported by Braid"));
+    return e;
+  }
+
+  private static final String ACLS = "ACLs";
+  private static final String SNAPSHOTS = "snapshots";
+  private static final String STORAGE_POLICIES = "storage policies";
+
+  @Override
+  public void modifyAclEntries(Path path, List<AclEntry> aclSpec) throws IOException {
+    throw unsupported("modifyAclEntries", path, ACLS);
+  }
+
+  @Override
+  public void removeAclEntries(Path path, List<AclEntry> aclSpec) throws IOException {
+    throw unsupported("removeAclEntries", path, ACLS);
+  }
+
+  @Override
+  public void removeDefaultAcl(Path path) throws IOException {
+    throw unsupported("removeDefaultAcl", path, ACLS);
+  }
+
+  @Override
+  public void removeAcl(Path path) throws IOException {
+    throw unsupported("removeAcl", path, ACLS);
+  }
+
+  @Override
+  public void setAcl(Path path, List<AclEntry> aclSpec) throws IOException {
+    throw unsupported("setAcl", path, ACLS);
+  }
+
+  /** Never called by FsShell's getfacl: no Braid file has the ACL bit, so it shows the mode. */
+  @Override
+  public AclStatus getAclStatus(Path path) throws IOException {
+    throw unsupported("getAclStatus", path, ACLS);
+  }
+
+  @Override
+  public Path createSnapshot(Path path, @Nullable String snapshotName) throws IOException {
+    throw unsupported("createSnapshot", path, SNAPSHOTS);
+  }
+
+  @Override
+  public void renameSnapshot(Path path, String snapshotOldName, String snapshotNewName)
+      throws IOException {
+    throw unsupported("renameSnapshot", path, SNAPSHOTS);
+  }
+
+  @Override
+  public void deleteSnapshot(Path path, String snapshotName) throws IOException {
+    throw unsupported("deleteSnapshot", path, SNAPSHOTS);
+  }
+
+  @Override
+  public void setStoragePolicy(Path src, String policyName) throws IOException {
+    throw unsupported("setStoragePolicy", src, STORAGE_POLICIES);
+  }
+
+  @Override
+  public void unsetStoragePolicy(Path src) throws IOException {
+    throw unsupported("unsetStoragePolicy", src, STORAGE_POLICIES);
+  }
+
+  @Override
+  public BlockStoragePolicySpi getStoragePolicy(Path src) throws IOException {
+    throw unsupported("getStoragePolicy", src, STORAGE_POLICIES);
+  }
+
+  @Override
+  public void satisfyStoragePolicy(Path path) throws IOException {
+    throw unsupported("satisfyStoragePolicy", path, STORAGE_POLICIES);
+  }
+
+  @Override
+  public Collection<? extends BlockStoragePolicySpi> getAllStoragePolicies() throws IOException {
+    throw unsupported("getAllStoragePolicies", null, STORAGE_POLICIES);
   }
 
   // ---- leases ----------------------------------------------------------------------------------
