@@ -61,6 +61,7 @@ import org.apache.hadoop.fs.XAttrSetFlag;
 import org.apache.hadoop.fs.impl.PathCapabilitiesSupport;
 import org.apache.hadoop.fs.permission.AclEntry;
 import org.apache.hadoop.fs.permission.AclStatus;
+import org.apache.hadoop.fs.permission.FsAction;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.util.DataChecksum;
@@ -587,6 +588,23 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     } catch (IOException e) {
       throw HadoopErrors.translate(e, Op.PATH);
     }
+  }
+
+  /**
+   * Asks the MDS, which answers with the check every call makes: the superuser and supergroup pass
+   * (execute on a file still needs an x bit), and search is needed on every directory on the way.
+   * Hadoop's default decides from the file status alone and knows no superuser. A refusal is an
+   * {@link org.apache.hadoop.security.AccessControlException}, a missing path a {@link
+   * FileNotFoundException}, as with HDFS.
+   */
+  @Override
+  public void access(Path path, FsAction mode) throws IOException {
+    statistics.incrementReadOps(1);
+    int mask =
+        (mode.implies(FsAction.READ) ? 4 : 0)
+            | (mode.implies(FsAction.WRITE) ? 2 : 0)
+            | (mode.implies(FsAction.EXECUTE) ? 1 : 0);
+    HadoopErrors.run(Op.PATH, () -> client.access(pathOf(path), mask));
   }
 
   @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.PrivilegedExceptionAction;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FsShell;
 import org.apache.hadoop.fs.Path;
@@ -19,6 +21,7 @@ import org.apache.hadoop.fs.permission.AclEntryScope;
 import org.apache.hadoop.fs.permission.AclEntryType;
 import org.apache.hadoop.fs.permission.FsAction;
 import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.util.ToolRunner;
 import org.junit.jupiter.api.AfterEach;
@@ -95,6 +98,71 @@ class FsShellTest {
         .doesNotContain("Fatal internal error")
         .doesNotContain("\tat ")
         .contains(mentions);
+  }
+
+  @Test
+  void testReadAndWriteAskTheMdsSoTheSuperuserMayAndOthersMayNot() throws Exception {
+    Path f = new Path(dir, "bobs");
+    fs.create(f).close();
+    fs.setOwner(f, "bob", "bob");
+    fs.setPermission(f, new FsPermission((short) 0));
+    String file = f.toString();
+    UserGroupInformation root =
+        UserGroupInformation.createUserForTesting("root", new String[] {"root"});
+    UserGroupInformation dave =
+        UserGroupInformation.createUserForTesting("dave", new String[] {"dave", "supergroup"});
+    UserGroupInformation alice =
+        UserGroupInformation.createUserForTesting("alice", new String[] {"staff"});
+    UserGroupInformation bob =
+        UserGroupInformation.createUserForTesting("bob", new String[] {"bob"});
+
+    // root is the cluster's superuser, dave is in its supergroup: both may read and write a file
+    // of someone else's with mode 000, as on HDFS (Hive asks access() before it writes).
+    for (UserGroupInformation superuser : List.of(root, dave)) {
+      for (String flag : List.of("-r", "-w")) {
+        Run r = shell(superuser, "-test", flag, file);
+        assertThat(r.exit()).as("%s -test %s", superuser.getShortUserName(), flag).isZero();
+        assertThat(r.err()).isEmpty();
+      }
+    }
+    // Anyone else gets the mode's answer: alice (other) and bob (the owner, bits 000) may not.
+    for (UserGroupInformation user : List.of(alice, bob)) {
+      for (String flag : List.of("-r", "-w")) {
+        Run r = shell(user, "-test", flag, file);
+        assertThat(r.exit()).as("%s -test %s", user.getShortUserName(), flag).isOne();
+        assertThat(r.err()).isEmpty();
+      }
+    }
+    fs.setPermission(f, new FsPermission((short) 0604));
+    assertThat(shell(alice, "-test", "-r", file).exit()).isZero();
+    assertThat(shell(alice, "-test", "-w", file).exit()).isOne();
+    assertThat(shell(root, "-test", "-r", new Path(dir, "none").toString()).exit()).isOne();
+
+    // FileContext asks the MDS too.
+    root.doAs(
+        (PrivilegedExceptionAction<Void>)
+            () -> {
+              FileContext.getFileContext(URI_, conf).access(f, FsAction.READ_WRITE);
+              return null;
+            });
+
+    // The API itself: HDFS's exceptions.
+    FileSystem asAlice =
+        alice.doAs(
+            (PrivilegedExceptionAction<FileSystem>) () -> FileSystem.newInstance(URI_, conf));
+    try {
+      asAlice.access(f, FsAction.READ);
+      assertThatThrownBy(() -> asAlice.access(f, FsAction.READ_WRITE))
+          .isInstanceOf(AccessControlException.class)
+          .hasMessageContaining("alice")
+          .hasMessageContaining(f.toUri().getPath());
+      assertThatThrownBy(() -> asAlice.access(f, FsAction.EXECUTE))
+          .isInstanceOf(AccessControlException.class);
+      assertThatThrownBy(() -> asAlice.access(new Path(dir, "none"), FsAction.READ))
+          .isInstanceOf(FileNotFoundException.class);
+    } finally {
+      asAlice.close();
+    }
   }
 
   @Test
