@@ -345,7 +345,8 @@ public final class NamespaceReads {
     GetChunkLocationsResponse.Builder out =
         GetChunkLocationsResponse.newBuilder()
             .setFileLength(size)
-            .setUnderConstruction(file.record().hasOpenForWrite());
+            .setUnderConstruction(file.record().hasOpenForWrite())
+            .setLayout(Attrs.spec(layout));
     for (long s = req.getOffset() / span; s * span < end && out.getChunkSetsCount() < 1024; s++) {
       ChunkSetLocation loc = ns.chunkSetOrNull(ns.store, file.id(), layout, s);
       if (loc != null) {
