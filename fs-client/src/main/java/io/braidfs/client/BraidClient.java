@@ -730,6 +730,7 @@ public final class BraidClient implements AutoCloseable {
                 .setOverwrite(create.overwrite())
                 .setCreateParents(create.createParents())
                 .setLayout(create.layout())
+                .setBlockSize(create.blockSize())
                 .build());
     attrs.invalidate(p);
     Attributes a = r.getAttributes();
