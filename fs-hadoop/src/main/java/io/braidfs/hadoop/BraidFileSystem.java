@@ -268,7 +268,10 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
             .withMode(permission.toShort() & 07777)
             .withOverwrite(overwrite)
             .withCreateParents(createParents)
-            .withLayout(layoutFor(path, replication, blockSize));
+            .withLayout(layoutFor(path, replication, blockSize))
+            // Kept with the file and reported exactly, though the layout's chunk set may span a
+            // little less (whole stripe units times the width): DistCp -pb compares block sizes.
+            .withBlockSize(blockSize > 0 && blockSize != defaultBlockSize ? blockSize : 0);
     BraidOutputStream out;
     try {
       out = client.create(path, options);
@@ -279,9 +282,10 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   }
 
   /**
-   * The per-file layout that gives Hadoop's replication and block size; fields left 0 inherit the
-   * directory's policy. A block is one chunk set, so a block size sets the chunk size to the block
-   * divided by the stripe width the file would get, in whole stripe units.
+   * The per-file layout that comes nearest Hadoop's replication and block size; fields left 0
+   * inherit the directory's policy. A block is one chunk set, so a block size sets the chunk size
+   * to the block divided by the stripe width the file would get, in whole stripe units (the file
+   * still reports the block size asked, see {@link CreateOptions#blockSize()}).
    */
   private LayoutSpec layoutFor(String path, short replication, long blockSize) throws IOException {
     LayoutSpec.Builder b = LayoutSpec.newBuilder();
@@ -675,10 +679,10 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   // ---- locality --------------------------------------------------------------------------------
 
   /**
-   * One location per chunk set (a Hadoop block) overlapping the range, naming every data server
-   * holding a replica of one of its chunks, those holding the most chunks first: a task placed
-   * there reads most of its split locally. Names ({@code host:port}), hosts and topology paths
-   * ({@code /rack/host:port}) have one entry per data server, in the same order, as HDFS's.
+   * One location per chunk set (a block of the layout) overlapping the range, naming every data
+   * server holding a replica of one of its chunks, those holding the most chunks first: a task
+   * placed there reads most of its split locally. Names ({@code host:port}), hosts and topology
+   * paths ({@code /rack/host:port}) have one entry per data server, in the same order, as HDFS's.
    */
   @Override
   public BlockLocation @Nullable [] getFileBlockLocations(
@@ -696,7 +700,12 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     statistics.incrementReadOps(1);
     GetChunkLocationsResponse r =
         HadoopErrors.call(Op.PATH, () -> client.locations(pathOf(file.getPath()), start, len));
-    long span = file.getBlockSize() > 0 ? file.getBlockSize() : defaultBlockSize;
+    // A location covers one chunk set, whose span need not be the block size the file reports.
+    LayoutSpec layout = r.getLayout();
+    long span =
+        layout.getChunkSize() > 0
+            ? layout.getChunkSize() * Math.max(1, layout.getStripeWidth())
+            : file.getBlockSize() > 0 ? file.getBlockSize() : defaultBlockSize;
     long fileLength = Math.max(r.getFileLength(), file.getLen());
     List<BlockLocation> out = new ArrayList<>(r.getChunkSetsCount());
     for (ChunkSetLocation set : r.getChunkSetsList()) {
