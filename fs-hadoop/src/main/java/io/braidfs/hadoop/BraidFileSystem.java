@@ -55,7 +55,6 @@ import org.apache.hadoop.fs.LeaseRecoverable;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
-import org.apache.hadoop.fs.PathOperationException;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.XAttrSetFlag;
 import org.apache.hadoop.fs.impl.PathCapabilitiesSupport;
@@ -798,25 +797,15 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
 
   // ---- what Braid does not have ----------------------------------------------------------------
 
-  /**
-   * The refusal of an operation Braid does not have: a {@link PathOperationException} (Hadoop's
-   * ENOTSUP) naming the operation and the path, caused by an {@link UnsupportedOperationException}
-   * that names the feature. It is an {@code IOException}, like the AclException or
-   * SnapshotException HDFS raises when the feature is switched off, so that FsShell prints it as
-   * one line and exits 1; Hadoop's default, an unchecked UnsupportedOperationException, ends
-   * FsShell with "Fatal internal error" and a stack trace.
-   */
-  private IOException unsupported(String op, @Nullable Path path, String feature) {
-    PathOperationException e =
-        new PathOperationException(path == null ? uri.toString() : makeQualified(path).toString());
-    e.setOperation(op);
-    e.initCause(new UnsupportedOperationException(feature + " are not supported by Braid"));
-    return e;
-  }
-
   private static final String ACLS = "ACLs";
   private static final String SNAPSHOTS = "snapshots";
   private static final String STORAGE_POLICIES = "storage policies";
+
+  /** The refusal of {@code op} on {@code path} (the file system itself if null). */
+  private IOException unsupported(String op, @Nullable Path path, String feature) {
+    return HadoopErrors.unsupported(
+        op, path == null ? uri.toString() : makeQualified(path).toString(), feature);
+  }
 
   @Override
   public void modifyAclEntries(Path path, List<AclEntry> aclSpec) throws IOException {
