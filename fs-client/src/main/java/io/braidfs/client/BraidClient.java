@@ -19,6 +19,7 @@ import io.braidfs.common.path.BraidPath;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
+import io.braidfs.proto.AccessRequest;
 import io.braidfs.proto.Attributes;
 import io.braidfs.proto.ContentSummaryRequest;
 import io.braidfs.proto.ContentSummaryResponse;
@@ -266,6 +267,26 @@ public final class BraidClient implements AutoCloseable {
     } catch (java.io.FileNotFoundException e) {
       return false;
     }
+  }
+
+  /**
+   * Checks that this client's user may have {@code mask} on {@code path}, by the MDS's own
+   * permission check (the one every call makes, superuser and supergroup included), following a
+   * final symlink: {@code access(2)}. Never answered from the cache.
+   *
+   * @param mask read 4, write 2, execute (search on a directory) 1, or-ed; 0 only checks that the
+   *     path can be reached
+   * @throws java.nio.file.AccessDeniedException (PERMISSION_DENIED) naming what is missing
+   * @throws java.io.FileNotFoundException if there is no such entry
+   * @throws IllegalArgumentException if {@code mask} is not 0 to 7
+   */
+  public void access(String path, int mask) throws IOException {
+    if (mask < 0 || mask > 7) {
+      throw new IllegalArgumentException("access " + path + ": mask " + mask + " is not 0 to 7");
+    }
+    mds.call(
+        RpcMethod.ACCESS,
+        AccessRequest.newBuilder().setPath(canonical(path)).setMask(mask).build());
   }
 
   /**
@@ -737,6 +758,7 @@ public final class BraidClient implements AutoCloseable {
                 .setCreateParents(create.createParents())
                 .setLayout(create.layout())
                 .setGroup(newInodeGroup)
+                .setBlockSize(create.blockSize())
                 .build());
     attrs.invalidate(p);
     Attributes a = r.getAttributes();

@@ -118,7 +118,10 @@ public final class FileAttributes {
     return proto.getSymlinkTarget();
   }
 
-  /** File bytes covered by one chunk set (Hadoop's block size); 0 if not a file. */
+  /**
+   * Hadoop's block size: the one asked at create ({@link CreateOptions#blockSize()}) if any, else
+   * the file bytes covered by one chunk set; 0 if not a file.
+   */
   public long blockSize() {
     return proto.getBlockSize();
   }

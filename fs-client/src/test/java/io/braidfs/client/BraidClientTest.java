@@ -394,4 +394,37 @@ class BraidClientTest {
             e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED));
     assertThat(client.exists("/private/x")).isFalse();
   }
+
+  @Test
+  void accessAsksTheMds() throws IOException {
+    client.mkdirs("/access", 0755);
+    client.create("/access/f", CreateOptions.defaults().withMode(0)).close();
+    BraidClient alice = cluster.newBraidClient("alice");
+    client.access("/access/f", 6); // root is the superuser: mode 000 does not stop it
+    alice.access("/access/f", 0);
+    assertThatThrownBy(() -> alice.access("/access/f", 4))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED));
+    assertThatThrownBy(() -> client.access("/access/f", 1))
+        .as("executing a file with no x bit, even for the superuser")
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED));
+    assertThatThrownBy(() -> alice.access("/access/none", 0))
+        .isInstanceOf(FileNotFoundException.class);
+    assertThatThrownBy(() -> alice.access("/access/f", 8))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aFileReportsTheBlockSizeItWasCreatedWith() throws IOException {
+    client.mkdirs("/blocks", 0755);
+    client.setLayoutPolicy("/blocks", SMALL); // chunk sets of 3 MiB
+    client.create("/blocks/asked", CreateOptions.defaults().withBlockSize(32L << 20)).close();
+    client.create("/blocks/span", CreateOptions.defaults()).close();
+    assertThat(client.stat("/blocks/asked").blockSize()).isEqualTo(32L << 20);
+    assertThat(client.stat("/blocks/asked").layout().chunkSize()).isEqualTo(1 << 20);
+    assertThat(client.stat("/blocks/span").blockSize()).isEqualTo(3L << 20);
+    assertThatThrownBy(() -> CreateOptions.defaults().withBlockSize(-1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
 }

@@ -24,14 +24,13 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -40,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
+import org.apache.hadoop.fs.BlockStoragePolicySpi;
 import org.apache.hadoop.fs.BulkDelete;
 import org.apache.hadoop.fs.CommonPathCapabilities;
 import org.apache.hadoop.fs.CompositeCrcFileChecksum;
@@ -58,6 +58,9 @@ import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.XAttrSetFlag;
 import org.apache.hadoop.fs.impl.PathCapabilitiesSupport;
+import org.apache.hadoop.fs.permission.AclEntry;
+import org.apache.hadoop.fs.permission.AclStatus;
+import org.apache.hadoop.fs.permission.FsAction;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.util.DataChecksum;
@@ -264,7 +267,10 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
             .withMode(permission.toShort() & 07777)
             .withOverwrite(overwrite)
             .withCreateParents(createParents)
-            .withLayout(layoutFor(path, replication, blockSize));
+            .withLayout(layoutFor(path, replication, blockSize))
+            // Kept with the file and reported exactly, though the layout's chunk set may span a
+            // little less (whole stripe units times the width): DistCp -pb compares block sizes.
+            .withBlockSize(blockSize > 0 && blockSize != defaultBlockSize ? blockSize : 0);
     BraidOutputStream out;
     try {
       out = client.create(path, options);
@@ -275,9 +281,10 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   }
 
   /**
-   * The per-file layout that gives Hadoop's replication and block size; fields left 0 inherit the
-   * directory's policy. A block is one chunk set, so a block size sets the chunk size to the block
-   * divided by the stripe width the file would get, in whole stripe units.
+   * The per-file layout that comes nearest Hadoop's replication and block size; fields left 0
+   * inherit the directory's policy. A block is one chunk set, so a block size sets the chunk size
+   * to the block divided by the stripe width the file would get, in whole stripe units (the file
+   * still reports the block size asked, see {@link CreateOptions#blockSize()}).
    */
   private LayoutSpec layoutFor(String path, short replication, long blockSize) throws IOException {
     LayoutSpec.Builder b = LayoutSpec.newBuilder();
@@ -586,6 +593,23 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     }
   }
 
+  /**
+   * Asks the MDS, which answers with the check every call makes: the superuser and supergroup pass
+   * (execute on a file still needs an x bit), and search is needed on every directory on the way.
+   * Hadoop's default decides from the file status alone and knows no superuser. A refusal is an
+   * {@link org.apache.hadoop.security.AccessControlException}, a missing path a {@link
+   * FileNotFoundException}, as with HDFS.
+   */
+  @Override
+  public void access(Path path, FsAction mode) throws IOException {
+    statistics.incrementReadOps(1);
+    int mask =
+        (mode.implies(FsAction.READ) ? 4 : 0)
+            | (mode.implies(FsAction.WRITE) ? 2 : 0)
+            | (mode.implies(FsAction.EXECUTE) ? 1 : 0);
+    HadoopErrors.run(Op.PATH, () -> client.access(pathOf(path), mask));
+  }
+
   @Override
   public void setOwner(Path p, @Nullable String username, @Nullable String groupname)
       throws IOException {
@@ -654,9 +678,10 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   // ---- locality --------------------------------------------------------------------------------
 
   /**
-   * One location per chunk set (a Hadoop block) overlapping the range, naming every data server
-   * holding a replica of one of its chunks, those holding the most chunks first: a task placed
-   * there reads most of its split locally.
+   * One location per chunk set (a block of the layout) overlapping the range, naming every data
+   * server holding a replica of one of its chunks, those holding the most chunks first: a task
+   * placed there reads most of its split locally. Names ({@code host:port}), hosts and topology
+   * paths ({@code /rack/host:port}) have one entry per data server, in the same order, as HDFS's.
    */
   @Override
   public BlockLocation @Nullable [] getFileBlockLocations(
@@ -674,7 +699,12 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     statistics.incrementReadOps(1);
     GetChunkLocationsResponse r =
         HadoopErrors.call(Op.PATH, () -> client.locations(pathOf(file.getPath()), start, len));
-    long span = file.getBlockSize() > 0 ? file.getBlockSize() : defaultBlockSize;
+    // A location covers one chunk set, whose span need not be the block size the file reports.
+    LayoutSpec layout = r.getLayout();
+    long span =
+        layout.getChunkSize() > 0
+            ? layout.getChunkSize() * Math.max(1, layout.getStripeWidth())
+            : file.getBlockSize() > 0 ? file.getBlockSize() : defaultBlockSize;
     long fileLength = Math.max(r.getFileLength(), file.getLen());
     List<BlockLocation> out = new ArrayList<>(r.getChunkSetsCount());
     for (ChunkSetLocation set : r.getChunkSetsList()) {
@@ -694,19 +724,17 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
       }
       List<String> names = new ArrayList<>(held.keySet());
       names.sort((a, b) -> held.get(b) - held.get(a));
-      Set<String> hosts = new LinkedHashSet<>();
-      List<String> topology = new ArrayList<>();
-      for (String name : names) {
-        hosts.add(name.substring(0, name.lastIndexOf(':')));
-        topology.add(racks.get(name) + "/" + name);
+      // One entry per replica in all three arrays, index for index, as HDFS gives them: callers
+      // such as CombineFileInputFormat pair hosts[i] with topologyPaths[i]. Data servers sharing a
+      // host name repeat it, as DataNodes on one machine do.
+      String[] hosts = new String[names.size()];
+      String[] topology = new String[names.size()];
+      for (int i = 0; i < names.size(); i++) {
+        String name = names.get(i);
+        hosts[i] = name.substring(0, name.lastIndexOf(':'));
+        topology[i] = racks.get(name) + "/" + name;
       }
-      out.add(
-          new BlockLocation(
-              names.toArray(new String[0]),
-              hosts.toArray(new String[0]),
-              topology.toArray(new String[0]),
-              offset,
-              length));
+      out.add(new BlockLocation(names.toArray(new String[0]), hosts, topology, offset, length));
     }
     return out.toArray(new BlockLocation[0]);
   }
@@ -765,6 +793,90 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public BulkDelete createBulkDelete(Path path) throws IOException {
     return new BraidBulkDelete(client, makeQualified(path), parallel);
+  }
+
+  // ---- what Braid does not have ----------------------------------------------------------------
+
+  private static final String ACLS = "ACLs";
+  private static final String SNAPSHOTS = "snapshots";
+  private static final String STORAGE_POLICIES = "storage policies";
+
+  /** The refusal of {@code op} on {@code path} (the file system itself if null). */
+  private IOException unsupported(String op, @Nullable Path path, String feature) {
+    return HadoopErrors.unsupported(
+        op, path == null ? uri.toString() : makeQualified(path).toString(), feature);
+  }
+
+  @Override
+  public void modifyAclEntries(Path path, List<AclEntry> aclSpec) throws IOException {
+    throw unsupported("modifyAclEntries", path, ACLS);
+  }
+
+  @Override
+  public void removeAclEntries(Path path, List<AclEntry> aclSpec) throws IOException {
+    throw unsupported("removeAclEntries", path, ACLS);
+  }
+
+  @Override
+  public void removeDefaultAcl(Path path) throws IOException {
+    throw unsupported("removeDefaultAcl", path, ACLS);
+  }
+
+  @Override
+  public void removeAcl(Path path) throws IOException {
+    throw unsupported("removeAcl", path, ACLS);
+  }
+
+  @Override
+  public void setAcl(Path path, List<AclEntry> aclSpec) throws IOException {
+    throw unsupported("setAcl", path, ACLS);
+  }
+
+  /** Never called by FsShell's getfacl: no Braid file has the ACL bit, so it shows the mode. */
+  @Override
+  public AclStatus getAclStatus(Path path) throws IOException {
+    throw unsupported("getAclStatus", path, ACLS);
+  }
+
+  @Override
+  public Path createSnapshot(Path path, @Nullable String snapshotName) throws IOException {
+    throw unsupported("createSnapshot", path, SNAPSHOTS);
+  }
+
+  @Override
+  public void renameSnapshot(Path path, String snapshotOldName, String snapshotNewName)
+      throws IOException {
+    throw unsupported("renameSnapshot", path, SNAPSHOTS);
+  }
+
+  @Override
+  public void deleteSnapshot(Path path, String snapshotName) throws IOException {
+    throw unsupported("deleteSnapshot", path, SNAPSHOTS);
+  }
+
+  @Override
+  public void setStoragePolicy(Path src, String policyName) throws IOException {
+    throw unsupported("setStoragePolicy", src, STORAGE_POLICIES);
+  }
+
+  @Override
+  public void unsetStoragePolicy(Path src) throws IOException {
+    throw unsupported("unsetStoragePolicy", src, STORAGE_POLICIES);
+  }
+
+  @Override
+  public BlockStoragePolicySpi getStoragePolicy(Path src) throws IOException {
+    throw unsupported("getStoragePolicy", src, STORAGE_POLICIES);
+  }
+
+  @Override
+  public void satisfyStoragePolicy(Path path) throws IOException {
+    throw unsupported("satisfyStoragePolicy", path, STORAGE_POLICIES);
+  }
+
+  @Override
+  public Collection<? extends BlockStoragePolicySpi> getAllStoragePolicies() throws IOException {
+    throw unsupported("getAllStoragePolicies", null, STORAGE_POLICIES);
   }
 
   // ---- leases ----------------------------------------------------------------------------------

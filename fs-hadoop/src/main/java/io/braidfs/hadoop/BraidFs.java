@@ -5,6 +5,8 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.DelegateToFileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.FsAction;
 
 /**
  * Braid for Hadoop's FileContext ({@code fs.AbstractFileSystem.braid.impl}): YARN job submission,
@@ -22,6 +24,13 @@ public class BraidFs extends DelegateToFileSystem {
    */
   public BraidFs(URI uri, Configuration conf) throws IOException, URISyntaxException {
     super(uri, new BraidFileSystem(), conf, BraidFileSystem.SCHEME, false);
+  }
+
+  /** The MDS's answer, as {@link BraidFileSystem#access}; Hadoop's default knows no superuser. */
+  @Override
+  public void access(Path path, FsAction mode) throws IOException {
+    checkPath(path);
+    fsImpl.access(path, mode);
   }
 
   @Override

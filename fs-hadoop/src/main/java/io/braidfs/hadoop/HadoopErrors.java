@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.InvalidPathException;
 import org.apache.hadoop.fs.ParentNotDirectoryException;
 import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
+import org.apache.hadoop.fs.PathOperationException;
 import org.apache.hadoop.security.AccessControlException;
 
 /**
@@ -78,6 +79,25 @@ final class HadoopErrors {
     }
     h.initCause(e);
     return h;
+  }
+
+  /**
+   * The refusal of an operation whose feature Braid does not have at all (ACLs, snapshots, storage
+   * policies): a {@link PathOperationException} (Hadoop's ENOTSUP) naming the operation and the
+   * path, caused by an {@link UnsupportedOperationException} naming the feature. An {@code
+   * IOException}, like the AclException or SnapshotException of HDFS with the feature switched off,
+   * so FsShell prints one line and exits 1; the unchecked UnsupportedOperationException of Hadoop's
+   * defaults ends FsShell with "Fatal internal error" and a stack trace.
+   *
+   * @param op the FileSystem method ({@code setAcl})
+   * @param path the qualified path it was called on
+   * @param feature what Braid lacks, plural ({@code ACLs})
+   */
+  static IOException unsupported(String op, String path, String feature) {
+    PathOperationException e = new PathOperationException(path);
+    e.setOperation(op);
+    e.initCause(new UnsupportedOperationException(feature + " are not supported by Braid"));
+    return e;
   }
 
   private static RuntimeException withCause(RuntimeException r, IOException cause) {

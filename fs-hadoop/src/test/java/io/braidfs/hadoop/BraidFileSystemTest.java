@@ -114,8 +114,9 @@ class BraidFileSystemTest {
     assertThat(Arrays.stream(all).mapToLong(BlockLocation::getLength))
         .containsExactly(256L << 10, 256L << 10, (600L - 512) << 10);
     for (BlockLocation b : all) {
-      assertThat(b.getHosts()).containsExactly("127.0.0.1"); // all three servers share the host
       assertThat(b.getNames()).hasSizeBetween(2, 3).allMatch(n -> n.startsWith("127.0.0.1:"));
+      // One host per name: all three servers share the host, so it repeats (as HDFS's would).
+      assertThat(b.getHosts()).hasSameSizeAs(b.getNames()).containsOnly("127.0.0.1");
       assertThat(b.getTopologyPaths()).allMatch(t -> t.startsWith("/default-rack/127.0.0.1:"));
     }
     // A range inside the second block gives only that block; past the end gives none.
@@ -178,6 +179,53 @@ class BraidFileSystemTest {
     fs.create(g).close();
     assertThat(fs.getFileStatus(g).getBlockSize()).isEqualTo(fs.getDefaultBlockSize(g));
     assertThat(fs.getFileStatus(g).getReplication()).isEqualTo(fs.getDefaultReplication(g));
+  }
+
+  @Test
+  void createReportsExactlyTheBlockSizeAsked() throws IOException {
+    // 1 MiB units over width 3 and 4: a chunk set spans a whole number of units times the width
+    // (32 MiB over width 3 would be 30 MiB, 3 MiB over width 4 would be 4 MiB), yet every size
+    // comes back as asked.
+    long[] sizes = {32L << 20, 3L << 20, (1L << 20) + (512 << 10), 128L << 20, (1L << 20) + 512};
+    for (int width : new int[] {3, 4}) {
+      Path sub = new Path(dir, "w" + width);
+      fs.mkdirs(sub);
+      fs.client()
+          .setLayoutPolicy(
+              sub.toUri().getPath(), LayoutSpec.newBuilder().setStripeWidth(width).build());
+      for (long size : sizes) {
+        Path f = new Path(sub, "b" + size);
+        try (FSDataOutputStream out =
+            fs.create(f, FsPermission.getFileDefault(), true, 4096, (short) 1, size, null)) {
+          out.write(1);
+        }
+        assertThat(fs.getFileStatus(f).getBlockSize())
+            .as("block size %s over width %s", size, width)
+            .isEqualTo(size);
+        assertThat(fs.listStatus(f)[0].getBlockSize()).as("listed, %s", size).isEqualTo(size);
+      }
+    }
+
+    // Locality stays in chunk sets. 64 KiB units over width 3: 1 MiB asked gives 320 KiB chunks,
+    // a chunk set of 960 KiB; the file reports 1 MiB, its locations cover 960 KiB each.
+    fs.client()
+        .setLayoutPolicy(
+            dir.toUri().getPath(),
+            LayoutSpec.newBuilder().setStripeUnit(64 << 10).setStripeWidth(3).build());
+    Path g = new Path(dir, "g");
+    byte[] data = random(2560 << 10, 8);
+    try (FSDataOutputStream out =
+        fs.create(g, FsPermission.getFileDefault(), true, 4096, (short) 1, 1L << 20, null)) {
+      out.write(data);
+    }
+    FileStatus st = fs.getFileStatus(g);
+    assertThat(st.getBlockSize()).isEqualTo(1L << 20);
+    BlockLocation[] blocks = fs.getFileBlockLocations(st, 0, st.getLen());
+    assertThat(Arrays.stream(blocks).mapToLong(BlockLocation::getOffset))
+        .containsExactly(0L, 960L << 10, 1920L << 10);
+    assertThat(Arrays.stream(blocks).mapToLong(BlockLocation::getLength))
+        .containsExactly(960L << 10, 960L << 10, 640L << 10);
+    assertThat(read(g)).isEqualTo(data);
   }
 
   @Test

@@ -4,6 +4,8 @@ import com.google.protobuf.Descriptors.MethodDescriptor;
 import com.google.protobuf.Descriptors.ServiceDescriptor;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
+import io.braidfs.proto.AccessRequest;
+import io.braidfs.proto.AccessResponse;
 import io.braidfs.proto.AllocateChunkSetRequest;
 import io.braidfs.proto.AllocateChunkSetResponse;
 import io.braidfs.proto.ChecksumChunkRequest;
@@ -347,6 +349,12 @@ public final class RpcMethod<Q extends Message, R extends Message> {
               "GetServerDefaults",
               GetServerDefaultsRequest.getDefaultInstance(),
               GetServerDefaultsResponse.getDefaultInstance());
+  public static final RpcMethod<AccessRequest, AccessResponse> ACCESS =
+      define(
+          METADATA_SERVICE,
+          "Access",
+          AccessRequest.getDefaultInstance(),
+          AccessResponse.getDefaultInstance());
 
   // ---- ClusterService (200-249): membership and chunk bookkeeping, data server -> MDS -----------
   public static final RpcMethod<RegisterDataServerRequest, RegisterDataServerResponse>

@@ -48,8 +48,10 @@ final class Attrs {
     if (r.hasLayout()) {
       LayoutRecord l = r.getLayout();
       a.setLayout(spec(l));
-      // Hadoop's block: the span of one chunk set, the unit that sits on one group of servers.
-      a.setBlockSize(l.getChunkSizeBytes() * l.getStripeWidth());
+      // Hadoop's block: the size asked at create if any (kept exactly, so that DistCp's -pb
+      // finds it again), else the span of one chunk set, the unit on one group of servers.
+      a.setBlockSize(
+          r.getBlockSize() != 0 ? r.getBlockSize() : l.getChunkSizeBytes() * l.getStripeWidth());
     }
     return a.build();
   }

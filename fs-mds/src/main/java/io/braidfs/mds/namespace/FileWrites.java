@@ -101,6 +101,11 @@ public final class FileWrites {
     LayoutRecord layout =
         Attrs.inherit(Attrs.record(req.getLayout()), ns.effectiveLayout(m, s.dir()));
     NamespaceWrites.validLayout("create " + path, layout);
+    if (req.getBlockSize() < 0) {
+      throw Resolver.fail(
+          Status.INVALID_ARGUMENT,
+          "create " + path + ": block size " + Long.toUnsignedString(req.getBlockSize()));
+    }
     if (existing != null) {
       ns.unlinkEntry(m, s.dir(), s.name(), existing);
       ns.dropLink(m, existing);
@@ -113,6 +118,7 @@ public final class FileWrites {
                     m, caller, InodeType.INODE_TYPE_REGULAR, req.getMode(), s.dir(), req.getGroup())
                 .setNlink(1)
                 .setLayout(layout)
+                .setBlockSize(req.getBlockSize())
                 .setOpenForWrite(writer(client))
                 .build());
     m.putInode(file);

@@ -16,6 +16,8 @@ import io.braidfs.mds.store.StoreView;
 import io.braidfs.mds.store.proto.DentryValue;
 import io.braidfs.mds.store.proto.InodeRecord;
 import io.braidfs.mds.store.proto.LayoutRecord;
+import io.braidfs.proto.AccessRequest;
+import io.braidfs.proto.AccessResponse;
 import io.braidfs.proto.ChunkSetLocation;
 import io.braidfs.proto.ContentSummaryRequest;
 import io.braidfs.proto.ContentSummaryResponse;
@@ -113,6 +115,25 @@ public final class NamespaceReads {
       throws IOException {
     Inode inode = ns.target(v, caller, "getattr", req.getPath(), req.getInodeId(), false);
     return GetAttrResponse.newBuilder().setAttributes(Attrs.of(inode)).build();
+  }
+
+  /**
+   * Whether the caller may have {@code req.getMask()} on the path: the same check every other call
+   * makes ({@link io.braidfs.mds.access.Permissions}), superuser and supergroup included, after
+   * search on every directory on the way. A final symlink is followed, as {@code access(2)} does.
+   *
+   * @throws IOException PERMISSION_DENIED naming what is missing; NOT_FOUND for a missing path;
+   *     INVALID_ARGUMENT for a mask above 7
+   */
+  public AccessResponse access(Caller caller, AccessRequest req) throws IOException {
+    if (req.getMask() > 7) {
+      throw Resolver.fail(
+          Status.INVALID_ARGUMENT,
+          "access " + req.getPath() + ": mask " + req.getMask() + " is not 0 to 7");
+    }
+    Inode inode = ns.target(ns.store, caller, "access", req.getPath(), 0, true);
+    ns.check(caller, "access", req.getPath(), inode, Access.ofBits(req.getMask()));
+    return AccessResponse.getDefaultInstance();
   }
 
   public ReadDirResponse readDir(Caller caller, ReadDirRequest req) throws IOException {
@@ -324,7 +345,8 @@ public final class NamespaceReads {
     GetChunkLocationsResponse.Builder out =
         GetChunkLocationsResponse.newBuilder()
             .setFileLength(size)
-            .setUnderConstruction(file.record().hasOpenForWrite());
+            .setUnderConstruction(file.record().hasOpenForWrite())
+            .setLayout(Attrs.spec(layout));
     for (long s = req.getOffset() / span; s * span < end && out.getChunkSetsCount() < 1024; s++) {
       ChunkSetLocation loc = ns.chunkSetOrNull(ns.store, file.id(), layout, s);
       if (loc != null) {

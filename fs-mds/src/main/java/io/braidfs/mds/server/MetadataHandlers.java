@@ -135,6 +135,8 @@ final class MetadataHandlers {
           null);
     }
     b.handle(
+        RpcMethod.ACCESS, c -> c.reply(reads.access(Caller.of(c.caller()), c.request())), readPool);
+    b.handle(
         RpcMethod.READ_DIR,
         c -> c.reply(reads.readDir(Caller.of(c.caller()), c.request())),
         readPool);

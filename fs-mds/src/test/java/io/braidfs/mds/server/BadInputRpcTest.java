@@ -11,6 +11,7 @@ import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcConnection;
 import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.proto.AccessRequest;
 import io.braidfs.proto.Attributes;
 import io.braidfs.proto.CommitRequest;
 import io.braidfs.proto.CreateRequest;
@@ -450,6 +451,22 @@ class BadInputRpcTest {
                         .setAtimeNs(1)
                         .setAtimeNow(true)
                         .build())),
+        c(
+            "create with a block size above 2^63 - 1",
+            invalid,
+            (k, at) ->
+                k.callSync(
+                    at,
+                    RpcMethod.CREATE,
+                    createRequest("/d/g", false).toBuilder().setBlockSize(-1L).build())),
+        c(
+            "access with a mask above 7",
+            invalid,
+            (k, at) ->
+                k.callSync(
+                    at,
+                    RpcMethod.ACCESS,
+                    AccessRequest.newBuilder().setPath("/d/f").setMask(8).build())),
         c(
             "open with truncate but not write",
             invalid,

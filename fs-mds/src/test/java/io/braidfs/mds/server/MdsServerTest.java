@@ -114,8 +114,14 @@ class MdsServerTest {
           c.callSync(
               at,
               RpcMethod.CREATE,
-              CreateRequest.newBuilder().setPath("/a/b/f").setMode(0644).build());
+              CreateRequest.newBuilder()
+                  .setPath("/a/b/f")
+                  .setMode(0644)
+                  .setBlockSize((3L << 20) + 512)
+                  .build());
       inode = created.getAttributes().getInodeId();
+      // The block size asked is kept exactly, whatever span the layout's chunk sets have.
+      assertThat(created.getAttributes().getBlockSize()).isEqualTo((3L << 20) + 512);
       assertThat(created.getFirstChunkSet().getChunksCount()).isEqualTo(2);
       assertThat(created.getFirstChunkSet().getChunks(0).getReplicasCount()).isEqualTo(2);
       assertThat(created.getToken().size()).isGreaterThan(0);
@@ -164,6 +170,7 @@ class MdsServerTest {
               .getAttributes();
       assertThat(attrs.getInodeId()).isEqualTo(inode);
       assertThat(attrs.getSize()).isEqualTo(10);
+      assertThat(attrs.getBlockSize()).isEqualTo((3L << 20) + 512);
       ReadDirResponse list =
           c.callSync(at, RpcMethod.READ_DIR, ReadDirRequest.newBuilder().setPath("/a").build());
       assertThat(list.getEntriesList()).extracting(e -> e.getName()).containsExactly("b", "g");

@@ -7,6 +7,7 @@ import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.proto.AccessRequest;
 import io.braidfs.proto.Attributes;
 import io.braidfs.proto.CommitRequest;
 import io.braidfs.proto.CreateRequest;
@@ -275,6 +276,62 @@ class PermissionsRpcTest {
     assertThat(ServerTree.readDir(root, mds.address(), "/home/bob", 10, true))
         .extracting(e -> e.getName())
         .containsExactly("h");
+  }
+
+  private void access(RpcClient c, String path, int mask) throws IOException {
+    c.callSync(
+        mds.address(),
+        RpcMethod.ACCESS,
+        AccessRequest.newBuilder().setPath(path).setMask(mask).build());
+  }
+
+  @Test
+  void accessAnswersWithTheChecksEveryCallMakes() throws IOException {
+    start();
+    mkdir(root, "/data", 0755);
+    create(root, "/data/f", 0);
+    setAttr(root, SetAttrRequest.newBuilder().setPath("/data/f").setUser("bob").setGroup("staff"));
+    RpcClient alice = mds.client("alice", "alice", "staff");
+    RpcClient bob = mds.client("bob", "bob");
+    RpcClient dave = mds.client("dave", "dave", "supergroup");
+    RpcClient eve = mds.client("eve", "eve");
+    int r = 4;
+    int w = 2;
+    int x = 1;
+
+    // Mode 000, owned by bob: the superuser and a supergroup member may read and write, and
+    // nobody may execute a file without an x bit.
+    access(root, "/data/f", r | w);
+    access(dave, "/data/f", r | w);
+    assertDenied("the superuser executes a file with no x bit", () -> access(root, "/data/f", x));
+    assertDenied("bob reads his 000 file", () -> access(bob, "/data/f", r));
+    assertDenied("alice reads bob's 000 file", () -> access(alice, "/data/f", r));
+    assertDenied("alice writes bob's 000 file", () -> access(alice, "/data/f", w));
+    access(alice, "/data/f", 0); // F_OK: she can reach it
+
+    // One class applies: owner, else group, else other.
+    setAttr(root, SetAttrRequest.newBuilder().setPath("/data/f").setMode(0640));
+    access(bob, "/data/f", r | w);
+    access(alice, "/data/f", r);
+    assertDenied("alice (group) writes a 0640 file", () -> access(alice, "/data/f", w));
+    assertDenied("eve (other) reads a 0640 file", () -> access(eve, "/data/f", r));
+
+    // A final symlink is followed; every directory on the way needs search.
+    root.callSync(
+        mds.address(),
+        RpcMethod.SYMLINK,
+        SymlinkRequest.newBuilder().setPath("/data/l").setTarget("/data/f").build());
+    access(alice, "/data/l", r);
+    assertDenied("eve reads through a symlink", () -> access(eve, "/data/l", r));
+    mkdir(root, "/secret", 0700);
+    create(root, "/secret/g", 0777);
+    assertDenied("alice reaches below a 0700 dir", () -> access(alice, "/secret/g", 0));
+    access(root, "/secret/g", r | w | x);
+    access(alice, "/data", r | x);
+    assertDenied("alice writes root's 0755 dir", () -> access(alice, "/data", w));
+
+    assertStatus(Status.NOT_FOUND, "a missing path", () -> access(alice, "/data/none", 0));
+    assertStatus(Status.INVALID_ARGUMENT, "mask 8", () -> access(root, "/data/f", 8));
   }
 
   @Test
