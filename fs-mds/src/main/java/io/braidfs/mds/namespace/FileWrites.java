@@ -237,6 +237,11 @@ public final class FileWrites {
         throw Resolver.fail(
             Status.INVALID_ARGUMENT, "truncate " + path + ": a symlink has no size");
       }
+      if (inode.isSpecial()) {
+        throw Resolver.fail(
+            Status.INVALID_ARGUMENT,
+            "truncate " + path + ": not a regular file but " + inode.kind());
+      }
       ns.check(caller, "truncate", path, inode, Access.WRITE);
       checkNotWrittenByOther("truncate", path, inode, client);
       if (req.getSize() != inode.record().getSize()) {

@@ -77,6 +77,7 @@ class RecordsTest {
             OpenForWrite.newBuilder()
                 .setWriterClientId(ByteString.copyFrom(new ClientId(1, 2).toBytes()))
                 .setClientName("fuse@host-1"))
+        .setRdev(0xFFFF_FFFF_FFFF_FFFFL) // 2^64 - 1 as unsigned
         .build();
   }
 
