@@ -25,7 +25,16 @@ final class FsFormat {
   /** The {@code ls -l} mode string, such as {@code drwxr-xr-x} or {@code -rwsr-x--T}. */
   static String modeString(FileAttributes a) {
     int m = a.mode();
-    char type = a.isDirectory() ? 'd' : a.isSymlink() ? 'l' : '-';
+    char type =
+        switch (a.type()) {
+          case FILE_TYPE_DIRECTORY -> 'd';
+          case FILE_TYPE_SYMLINK -> 'l';
+          case FILE_TYPE_FIFO -> 'p';
+          case FILE_TYPE_CHARACTER_DEVICE -> 'c';
+          case FILE_TYPE_BLOCK_DEVICE -> 'b';
+          case FILE_TYPE_SOCKET -> 's';
+          case FILE_TYPE_REGULAR, FILE_TYPE_UNSPECIFIED, UNRECOGNIZED -> '-';
+        };
     StringBuilder sb = new StringBuilder(10).append(type);
     sb.append(rwx(m >> 6, (m & 04000) != 0, 's'));
     sb.append(rwx(m >> 3, (m & 02000) != 0, 's'));
@@ -39,9 +48,29 @@ final class FsFormat {
     return "" + ((bits & 4) != 0 ? 'r' : '-') + ((bits & 2) != 0 ? 'w' : '-') + last;
   }
 
-  /** The file type in words: {@code file}, {@code directory} or {@code symlink}. */
+  /**
+   * The file type in words: {@code file}, {@code directory}, {@code symlink}, {@code fifo}, {@code
+   * character device}, {@code block device} or {@code socket}.
+   */
   static String typeName(FileAttributes a) {
-    return a.isDirectory() ? "directory" : a.isSymlink() ? "symlink" : "file";
+    return switch (a.type()) {
+      case FILE_TYPE_DIRECTORY -> "directory";
+      case FILE_TYPE_SYMLINK -> "symlink";
+      case FILE_TYPE_FIFO -> "fifo";
+      case FILE_TYPE_CHARACTER_DEVICE -> "character device";
+      case FILE_TYPE_BLOCK_DEVICE -> "block device";
+      case FILE_TYPE_SOCKET -> "socket";
+      case FILE_TYPE_REGULAR, FILE_TYPE_UNSPECIFIED, UNRECOGNIZED -> "file";
+    };
+  }
+
+  /**
+   * A device number as {@code major,minor}, decoded as glibc's {@code major()} and {@code minor()}.
+   */
+  static String device(long rdev) {
+    long major = ((rdev >>> 8) & 0xfff) | ((rdev >>> 32) & 0xfffff000L);
+    long minor = (rdev & 0xff) | ((rdev >>> 12) & 0xffffff00L);
+    return Long.toUnsignedString(major) + "," + Long.toUnsignedString(minor);
   }
 
   /** A time to the minute, in the local time zone, as {@code ls -l} shows it. */

@@ -211,6 +211,9 @@ final class FsNamespaceCommands {
                 if (a.isSymlink()) {
                   rows.add(List.of("target:", a.symlinkTarget()));
                 }
+                if (a.isCharacterDevice() || a.isBlockDevice()) {
+                  rows.add(List.of("device:", FsFormat.device(a.rdev())));
+                }
                 rows.add(List.of("size:", Long.toString(a.size())));
                 rows.add(
                     List.of(

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -234,6 +235,31 @@ class FsCommandTest {
                 l.matches(
                     "layout: +stripe-unit=1MiB stripe-width=3 chunk-size=64MiB replication=3"));
     assertThat(ok("stat", "/").out()).contains("type:       directory").doesNotContain("layout:");
+  }
+
+  @Test
+  void lsAndStatShowSpecialFilesAndCatRefusesThem() throws IOException {
+    ok("mkdir", "/special");
+    try (io.braidfs.client.BraidClient c =
+        io.braidfs.client.BraidClient.builder(
+                io.braidfs.common.config.BraidConfig.fromMap(Map.of("braid.client.mds", mds)))
+            .build()) {
+      c.mknod("/special/p", io.braidfs.proto.FileType.FILE_TYPE_FIFO, 0644, 0);
+      // makedev(259, 70000): both numbers use glibc's high bits.
+      long dev = (259L << 8) | (70000L & 0xff) | ((70000L & ~0xffL) << 12);
+      c.mknod("/special/b", io.braidfs.proto.FileType.FILE_TYPE_BLOCK_DEVICE, 0600, dev);
+      c.mknod("/special/s", io.braidfs.proto.FileType.FILE_TYPE_SOCKET, 0755, 0);
+    }
+    assertThat(ok("ls", "/special").outLines())
+        .extracting(l -> l.substring(0, 10) + " " + l.substring(l.lastIndexOf(' ') + 1))
+        .containsExactly("brw------- b", "prw-r--r-- p", "srwxr-xr-x s");
+    assertThat(ok("stat", "/special/b").out().lines())
+        .contains("type:       block device", "device:     259,70000", "size:       0")
+        .noneMatch(l -> l.startsWith("layout:"));
+    assertThat(ok("stat", "/special/p").out()).contains("type:       fifo");
+    Run cat = fs("cat", "/special/p");
+    assertThat(cat.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(cat.err()).contains("/special/p").contains("not a regular file but a FIFO");
   }
 
   @Test

@@ -27,6 +27,7 @@ import io.braidfs.proto.CreateRequest;
 import io.braidfs.proto.CreateResponse;
 import io.braidfs.proto.DeleteRequest;
 import io.braidfs.proto.DirEntry;
+import io.braidfs.proto.FileType;
 import io.braidfs.proto.GetAttrRequest;
 import io.braidfs.proto.GetChunkLocationsRequest;
 import io.braidfs.proto.GetChunkLocationsResponse;
@@ -42,6 +43,7 @@ import io.braidfs.proto.ListXattrsRequest;
 import io.braidfs.proto.LookupRequest;
 import io.braidfs.proto.MkdirRequest;
 import io.braidfs.proto.MkdirResponse;
+import io.braidfs.proto.MknodRequest;
 import io.braidfs.proto.OpenRequest;
 import io.braidfs.proto.OpenResponse;
 import io.braidfs.proto.ReadDirRequest;
@@ -224,7 +226,7 @@ public final class BraidClient implements AutoCloseable {
                 LookupRequest.newBuilder().setPath(p).setFollowSymlink(true).build())
             .getAttributes();
     FileAttributes f = new FileAttributes(a);
-    if (a.getType() != io.braidfs.proto.FileType.FILE_TYPE_SYMLINK) {
+    if (a.getType() != FileType.FILE_TYPE_SYMLINK) {
       attrs.put(p, f);
     }
     return f;
@@ -544,6 +546,37 @@ public final class BraidClient implements AutoCloseable {
                     .setGroup(newInodeGroup)
                     .build())
             .getAttributes());
+  }
+
+  /**
+   * Makes a special file (mknod(2), mkfifo(3)): a FIFO, a character or block device, or a unix
+   * socket's name. Only the inode is stored; the kernel of the machine that opens it does its I/O,
+   * so {@link #open} and {@link #create} refuse it. Regular files are made by {@link #create}.
+   *
+   * @param type {@code FILE_TYPE_FIFO}, {@code FILE_TYPE_CHARACTER_DEVICE}, {@code
+   *     FILE_TYPE_BLOCK_DEVICE} or {@code FILE_TYPE_SOCKET}; the MDS refuses others ({@link
+   *     io.braidfs.common.error.InvalidArgumentException})
+   * @param mode permission bits, masked by the umask (type bits are dropped)
+   * @param rdev a device's number as Linux encodes it in {@code st_rdev}; 0 for a FIFO or socket
+   * @throws io.braidfs.common.error.PathExistsException if {@code path} exists
+   */
+  public FileAttributes mknod(String path, FileType type, int mode, long rdev) throws IOException {
+    String p = canonical(path);
+    try {
+      return new FileAttributes(
+          mds.call(
+                  RpcMethod.MKNOD,
+                  MknodRequest.newBuilder()
+                      .setPath(p)
+                      .setType(type)
+                      .setMode(mode & ~options.umask() & 07777)
+                      .setRdev(rdev)
+                      .setGroup(newInodeGroup)
+                      .build())
+              .getAttributes());
+    } finally {
+      attrs.invalidate(p); // a cached negative answer, or the parent's stale times
+    }
   }
 
   /** A symlink's target exactly as stored. */

@@ -51,6 +51,42 @@ public final class FileAttributes {
     return proto.getType() == FileType.FILE_TYPE_SYMLINK;
   }
 
+  /** A named pipe (mkfifo): its bytes pass through the kernel of the machine that opens it. */
+  public boolean isFifo() {
+    return proto.getType() == FileType.FILE_TYPE_FIFO;
+  }
+
+  /** A character device node; {@link #rdev()} names the device. */
+  public boolean isCharacterDevice() {
+    return proto.getType() == FileType.FILE_TYPE_CHARACTER_DEVICE;
+  }
+
+  /** A block device node; {@link #rdev()} names the device. */
+  public boolean isBlockDevice() {
+    return proto.getType() == FileType.FILE_TYPE_BLOCK_DEVICE;
+  }
+
+  /** A unix domain socket's name. */
+  public boolean isSocket() {
+    return proto.getType() == FileType.FILE_TYPE_SOCKET;
+  }
+
+  /**
+   * A FIFO, device node or socket ({@link BraidClient#mknod}): only its inode exists in Braid, with
+   * size 0 and no contents; {@link BraidClient#open} refuses it.
+   */
+  public boolean isSpecial() {
+    return isFifo() || isCharacterDevice() || isBlockDevice() || isSocket();
+  }
+
+  /**
+   * A device node's number as Linux encodes it in {@code st_rdev} (glibc's {@code makedev}); 0 for
+   * every other type.
+   */
+  public long rdev() {
+    return proto.getRdev();
+  }
+
   /** Permission bits only (07777). */
   public int mode() {
     return proto.getMode();
@@ -72,7 +108,10 @@ public final class FileAttributes {
     return proto.getGid();
   }
 
-  /** Length in bytes: a file's committed length, a symlink's target length, 0 for a directory. */
+  /**
+   * Length in bytes: a file's committed length, a symlink's target length, 0 for a directory or a
+   * special file.
+   */
   public long size() {
     return proto.getSize();
   }

@@ -9,6 +9,7 @@ import io.braidfs.common.error.PathNotDirectoryException;
 import io.braidfs.common.error.PathNotEmptyException;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.proto.FileType;
 import io.braidfs.proto.LayoutSpec;
 import io.braidfs.proto.RenameSemantics;
 import io.braidfs.proto.XattrSetMode;
@@ -426,5 +427,63 @@ class BraidClientTest {
     assertThat(client.stat("/blocks/span").blockSize()).isEqualTo(3L << 20);
     assertThatThrownBy(() -> CreateOptions.defaults().withBlockSize(-1))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void specialFilesAreMadeListedChangedAndRemovedButNotOpened() throws IOException {
+    client.mkdirs("/special", 0755);
+    long dev = (8L << 8) | 1; // makedev(8, 1)
+    FileAttributes fifo = client.mknod("/special/p", FileType.FILE_TYPE_FIFO, 010666, 0);
+    assertThat(fifo.isFifo()).isTrue();
+    assertThat(fifo.isSpecial()).isTrue();
+    assertThat(fifo.isFile()).isFalse();
+    assertThat(fifo.mode()).as("type bits dropped, umask 022 applied").isEqualTo(0644);
+    assertThat(fifo.rdev()).isZero();
+    FileAttributes blk = client.mknod("/special/b", FileType.FILE_TYPE_BLOCK_DEVICE, 0600, dev);
+    assertThat(blk.isBlockDevice()).isTrue();
+    assertThat(blk.rdev()).isEqualTo(dev);
+    assertThat(client.mknod("/special/c", FileType.FILE_TYPE_CHARACTER_DEVICE, 0600, 0x103))
+        .satisfies(a -> assertThat(a.isCharacterDevice()).isTrue());
+    assertThat(client.mknod("/special/s", FileType.FILE_TYPE_SOCKET, 0777, 0))
+        .satisfies(a -> assertThat(a.isSocket()).isTrue());
+
+    assertThat(client.stat("/special/b")).isEqualTo(blk);
+    assertThat(client.lstat("/special/p")).isEqualTo(fifo);
+    assertThat(client.list("/special"))
+        .extracting(DirectoryEntry::name, DirectoryEntry::type)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("b", FileType.FILE_TYPE_BLOCK_DEVICE),
+            org.assertj.core.groups.Tuple.tuple("c", FileType.FILE_TYPE_CHARACTER_DEVICE),
+            org.assertj.core.groups.Tuple.tuple("p", FileType.FILE_TYPE_FIFO),
+            org.assertj.core.groups.Tuple.tuple("s", FileType.FILE_TYPE_SOCKET));
+    assertThat(client.contentSummary("/special").getFileCount()).isEqualTo(4);
+    assertThat(client.contentSummary("/special").getLength()).isZero();
+
+    assertThatThrownBy(() -> client.mknod("/special/p", FileType.FILE_TYPE_FIFO, 0644, 0))
+        .isInstanceOf(PathExistsException.class);
+    assertThatThrownBy(() -> client.mknod("/special/r", FileType.FILE_TYPE_REGULAR, 0644, 0))
+        .isInstanceOf(InvalidArgumentException.class);
+    assertThatThrownBy(() -> client.open("/special/p"))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("/special/p")
+        .hasMessageContaining("a FIFO");
+    assertThatThrownBy(() -> client.append("/special/b"))
+        .isInstanceOf(InvalidArgumentException.class)
+        .hasMessageContaining("a block device");
+    assertThatThrownBy(() -> client.truncate("/special/c", 0))
+        .isInstanceOf(InvalidArgumentException.class);
+
+    assertThat(client.setPermission("/special/p", 0600).mode()).isEqualTo(0600);
+    assertThat(client.setOwner("/special/p", "alice", "staff").user()).isEqualTo("alice");
+    assertThat(client.setTimes("/special/p", 5_000_000_000L, 6_000_000_000L).mtimeNanos())
+        .isEqualTo(5_000_000_000L);
+    client.rename("/special/p", "/special/p2");
+    assertThat(client.link("/special/p2", "/special/p3").nlink()).isEqualTo(2);
+    client.unlink("/special/p2");
+    FileAttributes moved = client.stat("/special/p3");
+    assertThat(moved.inodeId()).isEqualTo(fifo.inodeId());
+    assertThat(moved.isFifo()).isTrue();
+    assertThat(moved.nlink()).isEqualTo(1);
+    assertThat(client.delete("/special", true)).isEqualTo(5);
   }
 }

@@ -63,6 +63,9 @@ import ru.serce.jnrfuse.struct.Timespec;
  * (without {@code hard_remove}): the file is renamed to {@code .fuse_hiddenNNN} and removed at its
  * last release, as NFS does; open handles keep reading and writing it.
  *
+ * <p>Special files (FIFOs, devices, sockets) are inodes only: {@link #mknod} makes them, getattr
+ * shows their type and device number, and the kernel does their I/O without calling this class.
+ *
  * <p>Errors: every exception becomes an errno in {@link FuseErrors}; operations Braid does not have
  * answer ENOSYS (left unimplemented, so libfuse answers) or EOPNOTSUPP.
  *
@@ -263,14 +266,22 @@ public final class BraidFuse extends FuseStubFS {
     }
   }
 
+  /** The {@code S_IF*} bits of a type; an unknown type shows as a regular file. */
+  private static int typeBits(FileType type) {
+    return switch (type) {
+      case FILE_TYPE_DIRECTORY -> FileStat.S_IFDIR;
+      case FILE_TYPE_SYMLINK -> FileStat.S_IFLNK;
+      case FILE_TYPE_FIFO -> FileStat.S_IFIFO;
+      case FILE_TYPE_CHARACTER_DEVICE -> FileStat.S_IFCHR;
+      case FILE_TYPE_BLOCK_DEVICE -> FileStat.S_IFBLK;
+      case FILE_TYPE_SOCKET -> FileStat.S_IFSOCK;
+      case FILE_TYPE_REGULAR, FILE_TYPE_UNSPECIFIED, UNRECOGNIZED -> FileStat.S_IFREG;
+    };
+  }
+
   private void fill(FileStat st, FileAttributes a, long size) {
-    int type =
-        switch (a.type()) {
-          case FILE_TYPE_DIRECTORY -> FileStat.S_IFDIR;
-          case FILE_TYPE_SYMLINK -> FileStat.S_IFLNK;
-          default -> FileStat.S_IFREG;
-        };
-    st.st_mode.set(type | (a.mode() & 07777));
+    st.st_mode.set(typeBits(a.type()) | (a.mode() & 07777));
+    st.st_rdev.set(a.rdev());
     st.st_ino.set(a.inodeId());
     st.st_nlink.set(Math.max(1, a.nlink()));
     st.st_uid.set(ids.uid(a.user()));
@@ -549,10 +560,7 @@ public final class BraidFuse extends FuseStubFS {
             fill(st, a, a.size());
           } else {
             st.st_ino.set(e.inodeId());
-            st.st_mode.set(
-                e.type() == FileType.FILE_TYPE_DIRECTORY
-                    ? FileStat.S_IFDIR
-                    : e.type() == FileType.FILE_TYPE_SYMLINK ? FileStat.S_IFLNK : FileStat.S_IFREG);
+            st.st_mode.set(typeBits(e.type()));
           }
           if (filter.apply(buf, e.name(), st, 0) != 0) {
             return 0; // the kernel's buffer is full (cannot happen with offset 0 fills)
@@ -636,14 +644,41 @@ public final class BraidFuse extends FuseStubFS {
     }
   }
 
+  /**
+   * mknod(2), mkfifo(3) and bind(2) of a unix socket. A regular file is created and committed
+   * empty; a FIFO, device or socket is an inode only ({@link BraidClient#mknod}): the kernel sees
+   * its type in getattr and does its I/O itself (a FIFO's bytes go through the kernel's pipe, a
+   * device's through its driver), so open(2) of one never reaches this file system.
+   *
+   * @param rdev the device number as the kernel sent it (its 32-bit encoding equals glibc's {@code
+   *     makedev} for majors below 4096 and minors below 2^20); kept for devices only
+   */
   @Override
   public int mknod(String path, @mode_t long mode, long rdev) {
-    if ((mode & FileStat.S_IFMT) != FileStat.S_IFREG && (mode & FileStat.S_IFMT) != 0) {
-      return -FuseErrors.EOPNOTSUPP; // no devices, FIFOs or sockets in Braid
+    int format = (int) mode & FileStat.S_IFMT;
+    FileType type;
+    if (format == FileStat.S_IFIFO) {
+      type = FileType.FILE_TYPE_FIFO;
+    } else if (format == FileStat.S_IFCHR) {
+      type = FileType.FILE_TYPE_CHARACTER_DEVICE;
+    } else if (format == FileStat.S_IFBLK) {
+      type = FileType.FILE_TYPE_BLOCK_DEVICE;
+    } else if (format == FileStat.S_IFSOCK) {
+      type = FileType.FILE_TYPE_SOCKET;
+    } else if (format == FileStat.S_IFREG || format == 0) {
+      type = FileType.FILE_TYPE_REGULAR;
+    } else {
+      return -FuseErrors.EINVAL;
     }
     try {
-      caller().create(path, createOptions(mode)).close();
-      return 0;
+      BraidClient c = caller();
+      if (type == FileType.FILE_TYPE_REGULAR) {
+        c.create(path, createOptions(mode)).close();
+        return 0;
+      }
+      boolean device =
+          type == FileType.FILE_TYPE_CHARACTER_DEVICE || type == FileType.FILE_TYPE_BLOCK_DEVICE;
+      return changed(path, c.mknod(path, type, (int) mode & 07777, device ? rdev : 0));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("mknod", path, e);
     }

@@ -3,6 +3,7 @@ package io.braidfs.hadoop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.braidfs.proto.FileType;
 import io.braidfs.proto.LayoutSpec;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -416,5 +417,48 @@ class BraidFileSystemTest {
     assertThat(fs.exists(a)).isFalse();
     assertThat(read(b)).containsExactly(1);
     assertThat(fc.getFileStatus(b).getLen()).isEqualTo(1);
+  }
+
+  @Test
+  void specialFilesListAsEmptyFilesAndRefuseToOpen() throws IOException {
+    String base = dir.toUri().getPath();
+    fs.client().mknod(base + "/fifo", FileType.FILE_TYPE_FIFO, 0640, 0);
+    fs.client().mknod(base + "/dev", FileType.FILE_TYPE_BLOCK_DEVICE, 0600, 0x801);
+    fs.client().mknod(base + "/sock", FileType.FILE_TYPE_SOCKET, 0755, 0);
+    write(new Path(dir, "data"), random(1000, 3));
+
+    FileStatus[] listed = fs.listStatus(dir);
+    assertThat(listed).extracting(s -> s.getPath().getName()).contains("fifo", "dev", "sock");
+    for (FileStatus st : listed) {
+      if (st.getPath().getName().equals("data")) {
+        continue;
+      }
+      assertThat(st.isFile()).as(st.toString()).isTrue();
+      assertThat(st.isDirectory()).isFalse();
+      assertThat(st.isSymlink()).isFalse();
+      assertThat(st.getLen()).isZero();
+      assertThat(st.getReplication()).isZero();
+      assertThat(st.getBlockSize()).isZero();
+      assertThat(fs.getFileBlockLocations(st, 0, 1)).isEmpty();
+    }
+    FileStatus fifo = fs.getFileStatus(new Path(dir, "fifo"));
+    assertThat(fifo.getPermission().toShort()).isEqualTo((short) 0640);
+    assertThat(fifo.getOwner()).isEqualTo(fs.client().user());
+
+    Path dev = new Path(dir, "dev");
+    assertThatThrownBy(() -> fs.open(dev).close())
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining(dev.toUri().getPath())
+        .hasMessageContaining("not a regular file but a block device");
+    assertThatThrownBy(() -> fs.append(new Path(dir, "fifo")).close())
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("a FIFO");
+
+    ContentSummary du = fs.getContentSummary(dir);
+    assertThat(du.getFileCount()).isEqualTo(4);
+    assertThat(du.getLength()).isEqualTo(1000);
+    assertThat(fs.rename(new Path(dir, "sock"), new Path(dir, "sock2"))).isTrue();
+    assertThat(fs.delete(new Path(dir, "fifo"), false)).isTrue();
+    assertThat(fs.exists(new Path(dir, "fifo"))).isFalse();
   }
 }

@@ -57,6 +57,8 @@ import io.braidfs.proto.LookupResponse;
 import io.braidfs.proto.MdsProtos;
 import io.braidfs.proto.MkdirRequest;
 import io.braidfs.proto.MkdirResponse;
+import io.braidfs.proto.MknodRequest;
+import io.braidfs.proto.MknodResponse;
 import io.braidfs.proto.OpenLocalReplicaRequest;
 import io.braidfs.proto.OpenLocalReplicaResponse;
 import io.braidfs.proto.OpenRequest;
@@ -355,6 +357,13 @@ public final class RpcMethod<Q extends Message, R extends Message> {
           "Access",
           AccessRequest.getDefaultInstance(),
           AccessResponse.getDefaultInstance());
+
+  public static final RpcMethod<MknodRequest, MknodResponse> MKNOD =
+      define(
+          METADATA_SERVICE,
+          "Mknod",
+          MknodRequest.getDefaultInstance(),
+          MknodResponse.getDefaultInstance());
 
   // ---- ClusterService (200-249): membership and chunk bookkeeping, data server -> MDS -----------
   public static final RpcMethod<RegisterDataServerRequest, RegisterDataServerResponse>

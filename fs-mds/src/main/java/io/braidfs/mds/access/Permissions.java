@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>getattr, lookup, readlink: nothing more;
  *   <li>readdir: {@code READ_EXECUTE} on the directory ({@code READ} alone with names only);
  *   <li>open for reading: {@code READ}; for writing, truncate, set the size: {@code WRITE};
- *   <li>create, mkdir, symlink, link: {@code WRITE_EXECUTE} on the parent;
+ *   <li>create, mkdir, symlink, mknod, link: {@code WRITE_EXECUTE} on the parent;
  *   <li>unlink, rmdir, delete: {@code WRITE_EXECUTE} on the parent, then {@link #checkSticky}; a
  *       recursive delete also needs {@code ALL} on every directory below (HDFS);
  *   <li>rename: {@code WRITE_EXECUTE} on both parents, {@link #checkSticky} on the source and, if

@@ -22,7 +22,25 @@ final class Attrs {
       case INODE_TYPE_REGULAR -> FileType.FILE_TYPE_REGULAR;
       case INODE_TYPE_DIRECTORY -> FileType.FILE_TYPE_DIRECTORY;
       case INODE_TYPE_SYMLINK -> FileType.FILE_TYPE_SYMLINK;
+      case INODE_TYPE_FIFO -> FileType.FILE_TYPE_FIFO;
+      case INODE_TYPE_CHARACTER_DEVICE -> FileType.FILE_TYPE_CHARACTER_DEVICE;
+      case INODE_TYPE_BLOCK_DEVICE -> FileType.FILE_TYPE_BLOCK_DEVICE;
+      case INODE_TYPE_SOCKET -> FileType.FILE_TYPE_SOCKET;
       case INODE_TYPE_UNSPECIFIED, UNRECOGNIZED -> FileType.FILE_TYPE_UNSPECIFIED;
+    };
+  }
+
+  /** The stored type of a wire type; {@code INODE_TYPE_UNSPECIFIED} for none or an unknown one. */
+  static InodeType inodeType(FileType type) {
+    return switch (type) {
+      case FILE_TYPE_REGULAR -> InodeType.INODE_TYPE_REGULAR;
+      case FILE_TYPE_DIRECTORY -> InodeType.INODE_TYPE_DIRECTORY;
+      case FILE_TYPE_SYMLINK -> InodeType.INODE_TYPE_SYMLINK;
+      case FILE_TYPE_FIFO -> InodeType.INODE_TYPE_FIFO;
+      case FILE_TYPE_CHARACTER_DEVICE -> InodeType.INODE_TYPE_CHARACTER_DEVICE;
+      case FILE_TYPE_BLOCK_DEVICE -> InodeType.INODE_TYPE_BLOCK_DEVICE;
+      case FILE_TYPE_SOCKET -> InodeType.INODE_TYPE_SOCKET;
+      case FILE_TYPE_UNSPECIFIED, UNRECOGNIZED -> InodeType.INODE_TYPE_UNSPECIFIED;
     };
   }
 
@@ -44,7 +62,8 @@ final class Attrs {
             .setCtimeNs(r.getCtimeNs())
             .setNlink(r.getNlink())
             .setGeneration(r.getGeneration())
-            .setSymlinkTarget(r.getSymlinkTarget());
+            .setSymlinkTarget(r.getSymlinkTarget())
+            .setRdev(r.getRdev());
     if (r.hasLayout()) {
       LayoutRecord l = r.getLayout();
       a.setLayout(spec(l));

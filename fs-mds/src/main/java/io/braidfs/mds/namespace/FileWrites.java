@@ -244,6 +244,11 @@ public final class FileWrites {
         throw Resolver.fail(
             Status.INVALID_ARGUMENT, "truncate " + path + ": a symlink has no size");
       }
+      if (inode.isSpecial()) {
+        throw Resolver.fail(
+            Status.INVALID_ARGUMENT,
+            "truncate " + path + ": not a regular file but " + inode.kind());
+      }
       if (!ns.opensForWriting(client, inode, req.getWriteToken())) {
         ns.check(caller, "truncate", path, inode, Access.WRITE);
       }

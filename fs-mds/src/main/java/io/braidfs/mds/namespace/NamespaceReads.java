@@ -325,7 +325,8 @@ public final class NamespaceReads {
       throw Resolver.fail(Status.IS_DIRECTORY, op + " " + path + ": is a directory");
     }
     if (!inode.isFile()) {
-      throw Resolver.fail(Status.INVALID_ARGUMENT, op + " " + path + ": not a regular file");
+      throw Resolver.fail(
+          Status.INVALID_ARGUMENT, op + " " + path + ": not a regular file but " + inode.kind());
     }
   }
 

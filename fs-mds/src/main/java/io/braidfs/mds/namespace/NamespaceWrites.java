@@ -20,6 +20,8 @@ import io.braidfs.proto.LinkRequest;
 import io.braidfs.proto.LinkResponse;
 import io.braidfs.proto.MkdirRequest;
 import io.braidfs.proto.MkdirResponse;
+import io.braidfs.proto.MknodRequest;
+import io.braidfs.proto.MknodResponse;
 import io.braidfs.proto.RemoveXattrRequest;
 import io.braidfs.proto.RemoveXattrResponse;
 import io.braidfs.proto.RenameRequest;
@@ -44,10 +46,10 @@ import java.util.Deque;
 import java.util.List;
 
 /**
- * The namespace mutations on names: mkdir, unlink, rmdir, delete, link, symlink, rename, xattrs and
- * layout policies. Each decides everything into a {@link Mutation}, checking preconditions in the
- * order of the reference model (the parent's resolution, then the operation's own checks), then
- * permissions, before it writes anything.
+ * The namespace mutations on names: mkdir, unlink, rmdir, delete, link, symlink, mknod (FIFOs,
+ * devices, sockets), rename, xattrs and layout policies. Each decides everything into a {@link
+ * Mutation}, checking preconditions in the order of the reference model (the parent's resolution,
+ * then the operation's own checks), then permissions, before it writes anything.
  *
  * <p>Thread-safety: not thread-safe; runs on the mutation thread.
  */
@@ -338,6 +340,57 @@ public final class NamespaceWrites {
     m.putInode(link);
     ns.link(m, s.dir(), s.name(), link);
     return SymlinkResponse.newBuilder().setAttributes(Attrs.of(link)).build();
+  }
+
+  // ---- mknod ------------------------------------------------------------------------------------
+
+  /**
+   * A FIFO, device node or socket: an inode with type, mode, owner, times and device number, and
+   * nothing else (the kernel that opens it does its I/O). Checked as a create is.
+   */
+  public MknodResponse mknod(Mutation m, Client client, MknodRequest req) throws IOException {
+    Caller caller = client.caller();
+    BraidPath path = BraidPath.parse(req.getPath());
+    InodeType type = Attrs.inodeType(req.getType());
+    if (!Inode.isSpecial(type)) {
+      throw Resolver.fail(
+          Status.INVALID_ARGUMENT,
+          "mknod "
+              + path
+              + ": type "
+              + req.getTypeValue()
+              + " is not a FIFO, a device or a socket (regular files are made by create)");
+    }
+    boolean device =
+        type == InodeType.INODE_TYPE_CHARACTER_DEVICE || type == InodeType.INODE_TYPE_BLOCK_DEVICE;
+    if (!device && req.getRdev() != 0) {
+      throw Resolver.fail(
+          Status.INVALID_ARGUMENT, "mknod " + path + ": a device number for a FIFO or socket");
+    }
+    if ((req.getMode() & ~07777) != 0) {
+      throw Resolver.fail(
+          Status.INVALID_ARGUMENT,
+          "mknod " + path + ": mode " + Integer.toOctalString(req.getMode()) + " beyond 07777");
+    }
+    if (path.isRoot()) {
+      throw Resolver.fail(Status.ALREADY_EXISTS, "mknod /: exists");
+    }
+    Slot s = slot(m, caller, "mknod", path, req.getCreateParents(), 0755, req.getGroup());
+    if (s.existing() != null) {
+      throw Resolver.fail(Status.ALREADY_EXISTS, "mknod " + path + ": exists");
+    }
+    checkEntryChange(caller, "mknod", path.toString(), s);
+    long id = ns.counters.newInode(m);
+    Inode node =
+        new Inode(
+            id,
+            ns.newRecord(m, caller, type, req.getMode(), s.dir(), req.getGroup())
+                .setNlink(1)
+                .setRdev(req.getRdev())
+                .build());
+    m.putInode(node);
+    ns.link(m, s.dir(), s.name(), node);
+    return MknodResponse.newBuilder().setAttributes(Attrs.of(node)).build();
   }
 
   // ---- rename -----------------------------------------------------------------------------------

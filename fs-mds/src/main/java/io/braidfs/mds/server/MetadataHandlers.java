@@ -258,6 +258,10 @@ final class MetadataHandlers {
         c -> runner.run(c, "symlink", r -> r.getPath(), writes::symlink),
         mutationThread);
     b.handle(
+        RpcMethod.MKNOD,
+        c -> runner.run(c, "mknod", r -> r.getPath(), writes::mknod),
+        mutationThread);
+    b.handle(
         RpcMethod.SET_XATTR,
         c -> runner.run(c, "setxattr", r -> r.getPath(), writes::setXattr),
         mutationThread);

@@ -14,9 +14,11 @@ import io.braidfs.proto.ConcatRequest;
 import io.braidfs.proto.ConcatResponse;
 import io.braidfs.proto.CreateRequest;
 import io.braidfs.proto.DeleteRequest;
+import io.braidfs.proto.FileType;
 import io.braidfs.proto.HeartbeatRequest;
 import io.braidfs.proto.LinkRequest;
 import io.braidfs.proto.MkdirRequest;
+import io.braidfs.proto.MknodRequest;
 import io.braidfs.proto.OpenRequest;
 import io.braidfs.proto.RegisterDataServerRequest;
 import io.braidfs.proto.RenameRequest;
@@ -114,6 +116,40 @@ class NamespaceReplayTest {
               LinkRequest.newBuilder()
                   .setExistingPath(d + "/sub/r" + i)
                   .setNewPath(d + "/l" + i)
+                  .build());
+        }
+        if (i % 7 == 0) {
+          // Special files: type, mode, owner and device number are all in the record.
+          c.callSync(
+              at,
+              RpcMethod.MKNOD,
+              MknodRequest.newBuilder()
+                  .setPath(d + "/p" + i)
+                  .setType(FileType.FILE_TYPE_FIFO)
+                  .setMode(0640)
+                  .build());
+          c.callSync(
+              at,
+              RpcMethod.MKNOD,
+              MknodRequest.newBuilder()
+                  .setPath(d + "/sub/c" + i)
+                  .setType(FileType.FILE_TYPE_CHARACTER_DEVICE)
+                  .setMode(0600)
+                  .setRdev(0x100 + i)
+                  .build());
+          c.callSync(
+              at,
+              RpcMethod.LINK,
+              LinkRequest.newBuilder()
+                  .setExistingPath(d + "/sub/c" + i)
+                  .setNewPath(d + "/c" + i)
+                  .build());
+          c.callSync(
+              at,
+              RpcMethod.RENAME,
+              RenameRequest.newBuilder()
+                  .setSourcePath(d + "/p" + i)
+                  .setDestinationPath(d + "/sub/p" + i)
                   .build());
         }
         if (i % 5 == 0) {

@@ -78,6 +78,7 @@ class RecordsTest {
                 .setWriterClientId(ByteString.copyFrom(new ClientId(1, 2).toBytes()))
                 .setClientName("fuse@host-1"))
         .setBlockSize(32L << 20)
+        .setRdev(0xFFFF_FFFF_FFFF_FFFFL) // 2^64 - 1 as unsigned
         .build();
   }
 
