@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.braidfs.common.checksum.ChecksumMismatch;
 import io.braidfs.common.checksum.Checksums;
 import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusException;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcClient;
@@ -270,21 +271,65 @@ final class ChunkFetcher {
    * CRC32C (reported to the MDS), with what the remaining replicas give; releases the answer.
    */
   private void verifyOrNext(Answer answer, CompletableFuture<ByteBuf> result) {
+    verifyOrNext(answer, result, false);
+  }
+
+  /**
+   * As {@link #verifyOrNext(Answer, CompletableFuture)}; {@code confirming} when {@code answer} is
+   * the second read of a replica whose first answer failed its CRC32C. A write racing a read on the
+   * data server can pair new bytes with the CRCs of the old ones, so a mismatch is read once more
+   * before the replica is reported bad: a replica that answers right the second time is good.
+   */
+  private void verifyOrNext(Answer answer, CompletableFuture<ByteBuf> result, boolean confirming) {
     ReplicaLocation replica = answer.replicas.get(answer.index);
     try {
       result.complete(
           verified(
               answer.request, replica, Objects.requireNonNull(answer.response, "network answer")));
-    } catch (IOException e) {
+    } catch (BadReplicaException e) {
+      if (!confirming) {
+        CompletableFuture<@Nullable Answer> again = new CompletableFuture<>();
+        attemptUnverified(answer.request, answer.replicas, answer.index, again, e);
+        again.whenComplete(
+            (a, failure) -> {
+              if (failure != null) {
+                result.completeExceptionally(failure);
+              } else {
+                verifyOrNext(a, result, a.index == answer.index);
+              }
+            });
+        return;
+      }
+      mds.reportBadReplicas(List.of(e.report));
       health.failed(replica.getServerId());
       attempt(answer.request, answer.replicas, answer.index + 1, result, e);
+    }
+  }
+
+  /**
+   * A replica's answer that failed its checks (CHECKSUM_MISMATCH), with the report the MDS is sent
+   * if a second read confirms it.
+   */
+  private static final class BadReplicaException extends IOException implements StatusException {
+    private static final long serialVersionUID = 1L;
+
+    final transient BadReplica report;
+
+    BadReplicaException(String message, BadReplica report) {
+      super(message);
+      this.report = report;
+    }
+
+    @Override
+    public Status status() {
+      return Status.CHECKSUM_MISMATCH;
     }
   }
 
   /** The requested bytes of a response, after checking every block; releases the response. */
   private ByteBuf verified(
       ReadChunkRequest request, ReplicaLocation replica, RpcResponse<ReadChunkResponse> response)
-      throws IOException {
+      throws BadReplicaException {
     try (response) {
       ReadChunkResponse m = response.message();
       ByteBuf data = response.payload();
@@ -315,19 +360,17 @@ final class ChunkFetcher {
     }
   }
 
-  private IOException bad(
+  private BadReplicaException bad(
       ReadChunkRequest request, ReplicaLocation replica, long offset, String reason) {
-    mds.reportBadReplicas(
-        List.of(
-            BadReplica.newBuilder()
-                .setChunk(request.getChunk())
-                .setVersion(request.getVersion())
-                .setServerId(replica.getServerId())
-                .setOffset(offset)
-                .setReason(reason)
-                .build()));
-    return StatusExceptions.toIOException(
-        Status.CHECKSUM_MISMATCH,
+    BadReplica report =
+        BadReplica.newBuilder()
+            .setChunk(request.getChunk())
+            .setVersion(request.getVersion())
+            .setServerId(replica.getServerId())
+            .setOffset(offset)
+            .setReason(reason)
+            .build();
+    return new BadReplicaException(
         "replica of chunk "
             + request.getChunk().getInodeId()
             + ":"
@@ -337,6 +380,7 @@ final class ChunkFetcher {
             + ":"
             + replica.getPort()
             + " is bad: "
-            + reason);
+            + reason,
+        report);
   }
 }
