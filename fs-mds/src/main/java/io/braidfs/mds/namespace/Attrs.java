@@ -45,6 +45,9 @@ final class Attrs {
             .setNlink(r.getNlink())
             .setGeneration(r.getGeneration())
             .setSymlinkTarget(r.getSymlinkTarget());
+    if (r.getType() == InodeType.INODE_TYPE_REGULAR) {
+      a.setAllocatedBytes(allocatedBytes(r));
+    }
     if (r.hasLayout()) {
       LayoutRecord l = r.getLayout();
       a.setLayout(spec(l));
@@ -52,6 +55,14 @@ final class Attrs {
       a.setBlockSize(l.getChunkSizeBytes() * l.getStripeWidth());
     }
     return a.build();
+  }
+
+  /**
+   * A regular file's allocated bytes: its chunks' committed lengths summed. A record from before
+   * {@code allocated_bytes} was kept shows its size, as it did then.
+   */
+  static long allocatedBytes(InodeRecord r) {
+    return r.hasAllocatedBytes() ? r.getAllocatedBytes() : r.getSize();
   }
 
   static LayoutSpec spec(LayoutRecord l) {

@@ -234,7 +234,8 @@ public final class NamespaceReads {
         InodeRecord r = cur.record();
         if (cur.isFile()) {
           length += r.getSize();
-          space += r.getSize() * r.getLayout().getReplication();
+          // What the replicas hold: a hole of whole chunks takes no space (du, not du -b).
+          space += Attrs.allocatedBytes(r) * r.getLayout().getReplication();
         }
         continue;
       }

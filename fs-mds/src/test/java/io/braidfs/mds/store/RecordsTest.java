@@ -77,6 +77,7 @@ class RecordsTest {
             OpenForWrite.newBuilder()
                 .setWriterClientId(ByteString.copyFrom(new ClientId(1, 2).toBytes()))
                 .setClientName("fuse@host-1"))
+        .setAllocatedBytes(5L << 30)
         .build();
   }
 
