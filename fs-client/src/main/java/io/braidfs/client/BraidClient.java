@@ -628,7 +628,11 @@ public final class BraidClient implements AutoCloseable {
 
   // ---- file system -----------------------------------------------------------------------------
 
-  /** Capacity and usage of the whole file system (df, Hadoop getStatus). */
+  /**
+   * Capacity and usage of the whole file system: what users can store (the raw figures divided by
+   * the replication at the root; FUSE statfs, df) and the raw figures with every replica (Hadoop
+   * getStatus); each disk counted once however many data servers share it.
+   */
   public StatFsResponse statFs() throws IOException {
     return mds.call(RpcMethod.STAT_FS, StatFsRequest.newBuilder().setPath("/").build());
   }

@@ -116,6 +116,14 @@ public final class FileAttributes {
     return proto.getSize();
   }
 
+  /**
+   * A regular file's bytes held in chunks, one replica's worth (what {@code du} counts): its
+   * chunks' committed lengths summed, so a hole of whole chunks counts nothing; 0 for other types.
+   */
+  public long allocatedBytes() {
+    return proto.getAllocatedBytes();
+  }
+
   /** Last access, nanoseconds since the epoch. */
   public long atimeNanos() {
     return proto.getAtimeNs();

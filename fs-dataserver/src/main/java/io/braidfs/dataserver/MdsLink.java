@@ -110,11 +110,7 @@ final class MdsLink {
             .setSoftwareVersion(self.version());
     long capacity = 0;
     for (DataDirStatus d : store.dirs()) {
-      req.addDataDirs(
-          DataDir.newBuilder()
-              .setPath(d.path().toString())
-              .setStorageId(d.storageId())
-              .setCapacityBytes(d.capacityBytes()));
+      req.addDataDirs(dataDir(d));
       capacity += d.capacityBytes();
     }
     req.setCapacityBytes(capacity);
@@ -147,6 +143,23 @@ final class MdsLink {
     }
   }
 
+  /**
+   * A data dir as the MDS is told of it. Its file system is named by this server's host and the
+   * device id, so directories of servers sharing one disk of one machine name the same file system
+   * and the MDS counts its space once, while two machines' disks never meet (each server's host is
+   * one clients reach it at, so no two machines share one). Without a device id the storage id
+   * names it: counted on its own, as before.
+   */
+  private DataDir.Builder dataDir(DataDirStatus d) {
+    String fileSystem =
+        d.device().isEmpty() ? "storage:" + d.storageId() : self.host() + ":" + d.device();
+    return DataDir.newBuilder()
+        .setPath(d.path().toString())
+        .setStorageId(d.storageId())
+        .setFileSystemId(fileSystem)
+        .setCapacityBytes(d.capacityBytes());
+  }
+
   /** Follows a NOT_LEADER hint, or moves on to the next configured address. */
   private void nextLeader(Exception e) {
     String hint = RemoteErrorInfo.of(e).map(i -> i.getLeaderHint()).orElse("");
@@ -173,10 +186,12 @@ final class MdsLink {
     long available = 0;
     int failed = 0;
     for (DataDirStatus d : store.dirs()) {
+      long dirAvailable = d.failed() ? 0 : d.availableBytes();
       capacity += d.capacityBytes();
       used += d.usedBytes();
-      available += d.failed() ? 0 : d.availableBytes();
+      available += dirAvailable;
       failed += d.failed() ? 1 : 0;
+      req.addDataDirs(dataDir(d).setUsedBytes(d.usedBytes()).setAvailableBytes(dirAvailable));
     }
     req.setCapacityBytes(capacity)
         .setUsedBytes(used)

@@ -279,6 +279,19 @@ public final class BraidFuse extends FuseStubFS {
     };
   }
 
+  /**
+   * The bytes {@code st_blocks} counts (du): for a file, what its chunks hold at the MDS, so a hole
+   * takes no space; while this mount writes it ({@code size} is then the writer's length), at least
+   * that length, since the chunks are reported only as they are finished and at commit. Directories
+   * and symlinks show their size, as before.
+   */
+  private static long allocatedOf(FileAttributes a, long size) {
+    if (!a.isFile()) {
+      return size;
+    }
+    return size == a.size() ? a.allocatedBytes() : Math.max(size, a.allocatedBytes());
+  }
+
   private void fill(FileStat st, FileAttributes a, long size) {
     st.st_mode.set(typeBits(a.type()) | (a.mode() & 07777));
     st.st_rdev.set(a.rdev());
@@ -288,7 +301,7 @@ public final class BraidFuse extends FuseStubFS {
     st.st_gid.set(ids.gid(a.group()));
     st.st_size.set(size);
     st.st_blksize.set(BLOCK);
-    st.st_blocks.set((size + 511) / 512);
+    st.st_blocks.set((allocatedOf(a, size) + 511) / 512);
     time(st.st_atim, a.atimeNanos());
     time(st.st_mtim, a.mtimeNanos());
     time(st.st_ctim, a.ctimeNanos());
@@ -1064,6 +1077,12 @@ public final class BraidFuse extends FuseStubFS {
 
   // ---- file system ------------------------------------------------------------------------------
 
+  /**
+   * df: what users can store, as the MDS answers it (each disk once, divided by the replication at
+   * the root): size is the capacity, used the file data stored (f_blocks - f_bfree), available what
+   * can still be stored, which space other files on the disks take may make smaller than size less
+   * used.
+   */
   @Override
   public int statfs(String path, Statvfs stbuf) {
     try {

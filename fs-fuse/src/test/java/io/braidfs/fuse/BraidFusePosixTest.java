@@ -4,6 +4,7 @@ import static io.braidfs.fuse.FuseTesting.run;
 import static io.braidfs.fuse.FuseTesting.sh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.braidfs.client.ClientConfigKeys;
 import io.braidfs.client.MiniCluster;
@@ -15,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -417,6 +419,42 @@ class BraidFusePosixTest {
     assertThat(Long.parseLong(f[0])).isPositive();
     assertThat(f[3]).isEqualTo(mnt.toString());
     assertThat(sh(dir, "stat -f -c %T .").trim()).isIn("fuseblk", "fuse", "UNKNOWN (0x65735546)");
+  }
+
+  @Test
+  void dfCountsTheSharedDiskOnceDividedByTheReplication() throws IOException, InterruptedException {
+    // The three data servers keep their directories on the disk of the test's temporary
+    // directory: df shows that disk once, divided by the replication (3), not three disks.
+    long disk = Files.getFileStore(tmp).getTotalSpace();
+    long block = 4096;
+    String out = sh(dir, "df -B1 --output=size,avail " + mnt + " | tail -1");
+    String[] f = out.trim().split("\\s+");
+    long size = Long.parseLong(f[0]);
+    assertThat(size).isCloseTo(disk / 3, within(block));
+    assertThat(Long.parseLong(f[1])).isPositive().isLessThanOrEqualTo(size);
+    FileStore store = Files.getFileStore(mnt);
+    assertThat(store.getTotalSpace()).isCloseTo(disk / 3, within(block));
+    assertThat(store.getUsableSpace()).isPositive().isLessThanOrEqualTo(store.getTotalSpace());
+  }
+
+  @Test
+  void duCountsTheWrittenBytesOfASparseFile() throws IOException, InterruptedException {
+    // A 1 GiB hole, then 4 KiB of data: the data starts a chunk of the default layout (sets of
+    // four 64 MiB chunks span 256 MiB), so the chunks hold 4 KiB and nothing else.
+    sh(dir, "dd if=/dev/urandom of=s bs=4k count=1 seek=262144 status=none");
+    assertThat(sh(dir, "du --apparent-size -B1 s").trim()).startsWith("1073745920");
+    assertThat(sh(dir, "stat -c %s s").trim()).isEqualTo("1073745920");
+    assertThat(sh(dir, "stat -c %b s").trim()).isEqualTo("8"); // 512-byte units
+    assertThat(Long.parseLong(sh(dir, "du -k s").trim().split("\\s+")[0])).isBetween(1L, 8L);
+    // cp --sparse=always seeks over the source's zeros, so the copy is as sparse.
+    sh(local, "truncate -s 256M src && printf end >> src");
+    sh(local, "cp --sparse=always src " + dir.resolve("copy"));
+    assertThat(Long.parseLong(sh(dir, "du -k copy").trim().split("\\s+")[0])).isBetween(1L, 8L);
+    assertThat(sh(dir, "du --apparent-size -B1 copy").trim()).startsWith("268435459");
+    sh(local, "cmp src " + dir.resolve("copy"));
+    // A dense file shows its size.
+    sh(dir, "head -c 3000000 /dev/urandom > d");
+    assertThat(sh(dir, "stat -c %b d").trim()).isEqualTo(Long.toString((3000000 + 511) / 512));
   }
 
   @Test

@@ -644,11 +644,16 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
         .build();
   }
 
+  /**
+   * Raw capacity, used and remaining bytes, every replica counted, as HDFS's {@code getStatus}
+   * reports them (so {@code hadoop fs -df} reads as it does on HDFS, beside {@code -du}'s space
+   * consumed, which counts replicas too); a disk several data servers share counts once.
+   */
   @Override
   public FsStatus getStatus(@Nullable Path p) throws IOException {
     statistics.incrementReadOps(1);
     StatFsResponse r = HadoopErrors.call(Op.PATH, () -> client.statFs());
-    return new FsStatus(r.getCapacityBytes(), r.getUsedBytes(), r.getAvailableBytes());
+    return new FsStatus(r.getRawCapacityBytes(), r.getRawUsedBytes(), r.getRawAvailableBytes());
   }
 
   // ---- checksums -------------------------------------------------------------------------------

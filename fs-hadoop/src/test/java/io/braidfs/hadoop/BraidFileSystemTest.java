@@ -382,7 +382,14 @@ class BraidFileSystemTest {
     assertThat(cs.getLength()).isEqualTo(4); // a symlink counts as an entry with no bytes
     assertThat(cs.getFileCount()).isEqualTo(2);
     assertThat(cs.getDirectoryCount()).isEqualTo(1);
-    assertThat(fs.getStatus().getCapacity()).isPositive();
+    // Raw figures, as HDFS reports them: every replica counts.
+    var statFs = fs.client().statFs();
+    assertThat(fs.getStatus().getCapacity())
+        .isPositive()
+        .isEqualTo(statFs.getRawCapacityBytes())
+        .isEqualTo(
+            statFs.getCapacityBytes() * statFs.getReplication()
+                + statFs.getRawCapacityBytes() % statFs.getReplication());
     assertThat(fs.isFileClosed(f)).isTrue();
   }
 

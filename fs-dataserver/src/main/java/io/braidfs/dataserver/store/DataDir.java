@@ -31,6 +31,7 @@ final class DataDir {
   private final Path path;
   private final Path chunks;
   private final FileStore fileStore;
+  private final String device;
   private final long capacityBytes;
   private final long reservedBytes;
   private final AtomicLong usedBytes = new AtomicLong();
@@ -43,12 +44,14 @@ final class DataDir {
       Path path,
       StorageProperties properties,
       FileStore fileStore,
+      String device,
       long capacityBytes,
       long reservedBytes) {
     this.path = path;
     this.chunks = path.resolve(CHUNKS);
     this.properties = properties;
     this.fileStore = fileStore;
+    this.device = device;
     this.capacityBytes = capacityBytes;
     this.reservedBytes = reservedBytes;
   }
@@ -80,9 +83,26 @@ final class DataDir {
     long reserved = settings.reservedBytes();
     long total =
         settings.capacityBytes() > 0 ? settings.capacityBytes() : fileStore.getTotalSpace();
-    DataDir dir = new DataDir(path, properties, fileStore, Math.max(0, total - reserved), reserved);
+    DataDir dir =
+        new DataDir(
+            path, properties, fileStore, device(path), Math.max(0, total - reserved), reserved);
     dir.refreshSpace();
     return dir;
+  }
+
+  /**
+   * The id of the device {@code path} is on ({@code st_dev}, as {@code "dev:2049"}), equal for
+   * every directory on one file system of this machine; empty where the platform does not say (then
+   * the directory counts as a file system of its own).
+   */
+  static String device(Path path) {
+    try {
+      Object dev = Files.getAttribute(path, "unix:dev");
+      return dev instanceof Long d ? "dev:" + Long.toUnsignedString(d) : "";
+    } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+      LOG.debug("{}: no device id: {}", path, e.toString());
+      return "";
+    }
   }
 
   Path path() {
@@ -177,7 +197,13 @@ final class DataDir {
 
   DataDirStatus status() {
     return new DataDirStatus(
-        path, properties.storageId(), capacityBytes, usedBytes.get(), availableBytes(), failed);
+        path,
+        properties.storageId(),
+        device,
+        capacityBytes,
+        usedBytes.get(),
+        availableBytes(),
+        failed);
   }
 
   /** True if {@code dir} holds nothing but temporary files (left by an interrupted format). */

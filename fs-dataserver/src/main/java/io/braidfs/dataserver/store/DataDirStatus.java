@@ -9,6 +9,8 @@ import java.nio.file.Path;
  *
  * @param path the directory
  * @param storageId the random id written into it when it was formatted
+ * @param device the id of the device its file system is on ({@code "dev:2049"}), the same for every
+ *     directory on that file system of this machine; empty when the platform does not say
  * @param capacityBytes bytes of replicas it may hold (its file system's size, or the configured
  *     capacity, less the reserved space)
  * @param usedBytes bytes of replicas it holds (data and meta files)
@@ -19,6 +21,7 @@ import java.nio.file.Path;
 public record DataDirStatus(
     Path path,
     String storageId,
+    String device,
     long capacityBytes,
     long usedBytes,
     long availableBytes,

@@ -1,6 +1,7 @@
 package io.braidfs.mds.cluster;
 
 import io.braidfs.proto.ReplicaLocation;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -101,9 +102,11 @@ public record DataServer(
    * @param path the local path on the data server, for operators
    * @param storageId the random id written into the directory when it was formatted; survives
    *     remounts and renames
+   * @param fileSystemId names the file system the directory is on, the same for every directory on
+   *     it ({@code host:dev:N}); empty if the server did not say
    * @param capacityBytes the capacity of the directory's file system available to Braid, in bytes
    */
-  public record DataDir(String path, String storageId, long capacityBytes) {
+  public record DataDir(String path, String storageId, String fileSystemId, long capacityBytes) {
     /**
      * Validates.
      *
@@ -113,8 +116,44 @@ public record DataServer(
     public DataDir {
       Objects.requireNonNull(path, "path");
       Objects.requireNonNull(storageId, "storageId");
+      Objects.requireNonNull(fileSystemId, "fileSystemId");
       if (capacityBytes < 0) {
         throw new IllegalArgumentException("capacityBytes must be >= 0: " + capacityBytes);
+      }
+    }
+
+    /** A directory whose file system is not named (counted as one of its own). */
+    public DataDir(String path, String storageId, long capacityBytes) {
+      this(path, storageId, "", capacityBytes);
+    }
+  }
+
+  /**
+   * The space of one data directory as its server last reported it.
+   *
+   * <p>Thread-safety: immutable.
+   *
+   * @param fileSystemId names the directory's file system ({@link DataDir#fileSystemId()}); empty
+   *     if not named, when the directory counts as a file system of its own
+   * @param capacityBytes capacity of the file system available to Braid, in bytes
+   * @param usedBytes bytes of replicas in the directory
+   * @param availableBytes bytes new replicas may still use in the directory
+   */
+  public record DirSpace(
+      String fileSystemId, long capacityBytes, long usedBytes, long availableBytes) {
+    /**
+     * Validates.
+     *
+     * @throws IllegalArgumentException if a byte count is negative
+     * @throws NullPointerException if {@code fileSystemId} is null
+     */
+    public DirSpace {
+      Objects.requireNonNull(fileSystemId, "fileSystemId");
+      if (capacityBytes < 0 || usedBytes < 0 || availableBytes < 0) {
+        throw new IllegalArgumentException(
+            String.format(
+                "space must not be negative: capacity=%d used=%d available=%d",
+                capacityBytes, usedBytes, availableBytes));
       }
     }
   }
@@ -130,13 +169,21 @@ public record DataServer(
    * @param usedBytes bytes used by chunk replicas
    * @param availableBytes bytes still available for new replicas, after the server's own reserve
    * @param activeTransfers chunk reads, writes and copies in progress
+   * @param dirs the space of each data directory (the three sums above split by directory, each
+   *     naming its file system), so that StatFs counts a shared file system once; empty if the
+   *     server did not report them, when the sums count as one file system of its own
    */
   public record Usage(
-      long capacityBytes, long usedBytes, long availableBytes, int activeTransfers) {
+      long capacityBytes,
+      long usedBytes,
+      long availableBytes,
+      int activeTransfers,
+      List<DirSpace> dirs) {
     /**
-     * Validates.
+     * Validates and copies.
      *
      * @throws IllegalArgumentException if any value is negative
+     * @throws NullPointerException if {@code dirs} is null
      */
     public Usage {
       if (capacityBytes < 0 || usedBytes < 0 || availableBytes < 0 || activeTransfers < 0) {
@@ -145,6 +192,12 @@ public record DataServer(
                 "usage must not be negative: capacity=%d used=%d available=%d transfers=%d",
                 capacityBytes, usedBytes, availableBytes, activeTransfers));
       }
+      dirs = List.copyOf(dirs);
+    }
+
+    /** Usage without a split by directory (one file system of the server's own). */
+    public Usage(long capacityBytes, long usedBytes, long availableBytes, int activeTransfers) {
+      this(capacityBytes, usedBytes, availableBytes, activeTransfers, List.of());
     }
 
     /**
@@ -155,6 +208,20 @@ public record DataServer(
      */
     public static Usage unreported(long capacityBytes) {
       return new Usage(capacityBytes, 0, 0, 0);
+    }
+
+    /**
+     * As {@link #unreported(long)}, with the capacity of each of {@code dirs} (none used or
+     * available), so a file system shared with other servers counts once from the start.
+     *
+     * @throws IllegalArgumentException if {@code capacityBytes} is negative
+     */
+    public static Usage unreported(long capacityBytes, List<DataDir> dirs) {
+      List<DirSpace> space = new ArrayList<>(dirs.size());
+      for (DataDir d : dirs) {
+        space.add(new DirSpace(d.fileSystemId(), d.capacityBytes(), 0, 0));
+      }
+      return new Usage(capacityBytes, 0, 0, 0, space);
     }
   }
 }

@@ -7,6 +7,7 @@ import io.braidfs.mds.cluster.DataServer.Usage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -103,7 +104,8 @@ public final class DataServerRegistry {
   }
 
   /**
-   * Sums over the live data servers, for {@code StatFs}.
+   * Sums over the live data servers' file systems, each counted once, for {@code StatFs}. Raw
+   * figures: every replica counts.
    *
    * <p>Thread-safety: immutable.
    *
@@ -212,7 +214,7 @@ public final class DataServerRegistry {
       e.port = registration.port();
       e.rack = registration.rack();
       e.dataDirs = registration.dataDirs();
-      e.usage = Usage.unreported(registration.capacityBytes());
+      e.usage = Usage.unreported(registration.capacityBytes(), registration.dataDirs());
       e.lastHeartbeatNanos = now;
       e.markedDead = false;
       registered = snapshot(e, now);
@@ -324,26 +326,56 @@ public final class DataServerRegistry {
   }
 
   /**
-   * Capacity, used and available bytes summed over the live servers, and their number. Sums
-   * saturate at {@link Long#MAX_VALUE} rather than overflow.
+   * Capacity, used and available bytes of the live servers, and their number, with every file
+   * system counted once however many data directories (of one server or of several) are on it.
+   * Directories are grouped by {@link DataServer.DataDir#fileSystemId()}; a directory that names
+   * none, and a server that reported no directories, is a file system of its own. A file system's
+   * capacity is the largest its directories report (each reports the same disk), its used bytes the
+   * sum of theirs (each holds its own replicas), and its available bytes what the directory with
+   * the most room reports, but no more than its capacity less everything used (free space on the
+   * disk is shared, so it is not added up). Sums saturate at {@link Long#MAX_VALUE} rather than
+   * overflow.
    */
   public Totals totals() {
+    Map<String, long[]> fileSystems = new HashMap<>();
+    int live = 0;
     synchronized (lock) {
       long now = clock.nanoTime();
-      long capacity = 0;
-      long used = 0;
-      long available = 0;
-      int live = 0;
       for (Entry e : servers.values()) {
-        if (isLive(e, now)) {
-          capacity = saturatedAdd(capacity, e.usage.capacityBytes());
-          used = saturatedAdd(used, e.usage.usedBytes());
-          available = saturatedAdd(available, e.usage.availableBytes());
-          live++;
+        if (!isLive(e, now)) {
+          continue;
+        }
+        live++;
+        Usage u = e.usage;
+        String own = "ds" + Integer.toUnsignedString(e.id);
+        if (u.dirs().isEmpty()) {
+          add(fileSystems, own, u.capacityBytes(), u.usedBytes(), u.availableBytes());
+        }
+        for (int i = 0; i < u.dirs().size(); i++) {
+          DataServer.DirSpace d = u.dirs().get(i);
+          String key = d.fileSystemId().isEmpty() ? own + "/" + i : "fs:" + d.fileSystemId();
+          add(fileSystems, key, d.capacityBytes(), d.usedBytes(), d.availableBytes());
         }
       }
-      return new Totals(capacity, used, available, live);
     }
+    long capacity = 0;
+    long used = 0;
+    long available = 0;
+    for (long[] f : fileSystems.values()) {
+      capacity = saturatedAdd(capacity, f[0]);
+      used = saturatedAdd(used, f[1]);
+      available = saturatedAdd(available, Math.min(f[2], Math.max(0, f[0] - f[1])));
+    }
+    return new Totals(capacity, used, available, live);
+  }
+
+  /** Merges one directory's space into its file system's {capacity, used, available}. */
+  private static void add(
+      Map<String, long[]> fileSystems, String key, long capacity, long used, long available) {
+    long[] f = fileSystems.computeIfAbsent(key, k -> new long[3]);
+    f[0] = Math.max(f[0], capacity);
+    f[1] = saturatedAdd(f[1], used);
+    f[2] = Math.max(f[2], available);
   }
 
   // ---- helpers, all called with the lock held ------------------------------------------------

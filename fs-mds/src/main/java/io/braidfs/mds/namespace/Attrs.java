@@ -64,6 +64,9 @@ final class Attrs {
             .setGeneration(r.getGeneration())
             .setSymlinkTarget(r.getSymlinkTarget())
             .setRdev(r.getRdev());
+    if (r.getType() == InodeType.INODE_TYPE_REGULAR) {
+      a.setAllocatedBytes(allocatedBytes(r));
+    }
     if (r.hasLayout()) {
       LayoutRecord l = r.getLayout();
       a.setLayout(spec(l));
@@ -73,6 +76,14 @@ final class Attrs {
           r.getBlockSize() != 0 ? r.getBlockSize() : l.getChunkSizeBytes() * l.getStripeWidth());
     }
     return a.build();
+  }
+
+  /**
+   * A regular file's allocated bytes: its chunks' committed lengths summed. A record from before
+   * {@code allocated_bytes} was kept shows its size, as it did then.
+   */
+  static long allocatedBytes(InodeRecord r) {
+    return r.hasAllocatedBytes() ? r.getAllocatedBytes() : r.getSize();
   }
 
   static LayoutSpec spec(LayoutRecord l) {

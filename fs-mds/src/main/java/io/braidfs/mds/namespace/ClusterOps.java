@@ -51,7 +51,9 @@ public final class ClusterOps {
     }
     List<DataServer.DataDir> dirs = new ArrayList<>();
     for (DataDir d : req.getDataDirsList()) {
-      dirs.add(new DataServer.DataDir(d.getPath(), d.getStorageId(), d.getCapacityBytes()));
+      dirs.add(
+          new DataServer.DataDir(
+              d.getPath(), d.getStorageId(), d.getFileSystemId(), d.getCapacityBytes()));
     }
     DataServer server;
     try {
@@ -80,12 +82,22 @@ public final class ClusterOps {
   public HeartbeatResponse heartbeat(Mutation m, HeartbeatRequest req) throws IOException {
     DataServer.Usage usage;
     try {
+      List<DataServer.DirSpace> dirs = new ArrayList<>(req.getDataDirsCount());
+      for (DataDir d : req.getDataDirsList()) {
+        dirs.add(
+            new DataServer.DirSpace(
+                d.getFileSystemId(),
+                d.getCapacityBytes(),
+                d.getUsedBytes(),
+                d.getAvailableBytes()));
+      }
       usage =
           new DataServer.Usage(
               req.getCapacityBytes(),
               req.getUsedBytes(),
               req.getAvailableBytes(),
-              req.getActiveTransfers());
+              req.getActiveTransfers(),
+              dirs);
     } catch (IllegalArgumentException e) {
       throw Resolver.fail(Status.INVALID_ARGUMENT, "heartbeat: " + e.getMessage());
     }

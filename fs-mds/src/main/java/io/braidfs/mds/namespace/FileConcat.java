@@ -120,12 +120,13 @@ public final class FileConcat {
               + length
               + ")");
     }
-    files.commitChunks(m, target, what, commit.getChunksList());
+    long allocated = files.commitChunks(m, target, what, commit.getChunksList());
     Inode joined =
         target.with(
             target.record().toBuilder()
                 .clearOpenForWrite()
                 .setSize(length)
+                .setAllocatedBytes(allocated)
                 .setMtimeNs(m.nowNs())
                 .setCtimeNs(m.nowNs())
                 .build());

@@ -119,6 +119,7 @@ public final class FileWrites {
                 .setNlink(1)
                 .setLayout(layout)
                 .setBlockSize(req.getBlockSize())
+                .setAllocatedBytes(0)
                 .setOpenForWrite(writer(client))
                 .build());
     m.putInode(file);
@@ -347,6 +348,7 @@ public final class FileWrites {
     r.setGeneration(file.record().getGeneration() + 1);
     Layout layout = Attrs.layout(file.record().getLayout());
     int width = layout.stripeWidth();
+    long allocated = allocatedBytes(m, file);
     List<DeletionQueue.Chunk> gone = new ArrayList<>();
     byte[] cursor = null;
     do {
@@ -357,9 +359,11 @@ public final class FileWrites {
         long keep = layout.chunkLength(size, index / width, (int) (index % width));
         if (keep == 0) {
           m.delete(ColumnFamily.CHUNKS, e.key());
+          allocated -= c.getLengthBytes();
           gone.add(
               new DeletionQueue.Chunk((int) index, c.getVersion(), c.getReplicaServerIdsList()));
         } else if (c.getLengthBytes() > keep) {
+          allocated -= c.getLengthBytes() - keep;
           m.put(
               ColumnFamily.CHUNKS,
               e.key(),
@@ -368,9 +372,32 @@ public final class FileWrites {
       }
       cursor = page.hasMore() ? page.cursor() : null;
     } while (cursor != null);
+    r.setAllocatedBytes(Math.max(0, allocated));
     if (!gone.isEmpty()) {
       ns.deletions.enqueue(m, file.id(), gone);
     }
+  }
+
+  /**
+   * The bytes {@code file}'s chunks hold before {@code m} changes any of them: its record's {@code
+   * allocated_bytes}, or for a record written before that field existed, the sum of its chunks'
+   * committed lengths (read once: the record then keeps it). Call it before {@code m} writes a
+   * chunk of the file, as {@link Mutation#scan} does not see the mutation's own writes.
+   */
+  long allocatedBytes(Mutation m, Inode file) throws IOException {
+    if (file.record().hasAllocatedBytes()) {
+      return file.record().getAllocatedBytes();
+    }
+    long sum = 0;
+    byte[] cursor = null;
+    do {
+      ScanPage page = m.scan(ColumnFamily.CHUNKS, Keys.chunkPrefix(file.id()), cursor, 1024);
+      for (ScanPage.Entry e : page.entries()) {
+        sum += Records.decodeChunk(e.key(), e.value()).getLengthBytes();
+      }
+      cursor = page.hasMore() ? page.cursor() : null;
+    } while (cursor != null);
+    return sum;
   }
 
   // ---- writing ----------------------------------------------------------------------------------
@@ -395,8 +422,13 @@ public final class FileWrites {
     return r.setMtimeNs(m.nowNs()).setCtimeNs(m.nowNs());
   }
 
-  /** Records the reported versions and lengths of {@code chunks} of {@code file}. */
-  void commitChunks(Mutation m, Inode file, String op, List<ChunkState> chunks) throws IOException {
+  /**
+   * Records the reported versions and lengths of {@code chunks} of {@code file}, and returns the
+   * file's allocated bytes afterwards (its chunks' committed lengths summed), for the caller to
+   * write into the file's record with the rest of its change.
+   */
+  long commitChunks(Mutation m, Inode file, String op, List<ChunkState> chunks) throws IOException {
+    long allocated = allocatedBytes(m, file);
     for (ChunkState cs : chunks) {
       long index = Integer.toUnsignedLong(cs.getId().getChunkIndex());
       if (cs.getId().getInodeId() != file.id()) {
@@ -430,18 +462,24 @@ public final class FileWrites {
                 + " beyond the chunk size "
                 + max);
       }
+      allocated += cs.getLength() - c.getLengthBytes();
       m.put(
           ColumnFamily.CHUNKS,
           Keys.chunk(file.id(), (int) index),
           Records.encode(c.toBuilder().setLengthBytes(cs.getLength()).build()));
     }
+    return Math.max(0, allocated);
   }
 
   public CommitResponse commit(Mutation m, Client client, CommitRequest req) throws IOException {
     String path = req.getPath();
     Inode file = written(m, client, "commit", path, req.getInodeId());
-    commitChunks(m, file, "commit " + path, req.getChunksList());
-    InodeRecord.Builder r = file.record().toBuilder().clearOpenForWrite().setSize(req.getLength());
+    long allocated = commitChunks(m, file, "commit " + path, req.getChunksList());
+    InodeRecord.Builder r =
+        file.record().toBuilder()
+            .clearOpenForWrite()
+            .setSize(req.getLength())
+            .setAllocatedBytes(allocated);
     if (req.getLength() != file.record().getSize() || req.getChunksCount() > 0) {
       modified(m, r);
     }
@@ -463,9 +501,9 @@ public final class FileWrites {
       throws IOException {
     String path = req.getPath();
     Inode file = written(m, client, "hflush", path, req.getInodeId());
-    commitChunks(m, file, "hflush " + path, req.getChunksList());
+    long allocated = commitChunks(m, file, "hflush " + path, req.getChunksList());
     if (req.getLength() > file.record().getSize() || req.getChunksCount() > 0) {
-      InodeRecord.Builder r = file.record().toBuilder();
+      InodeRecord.Builder r = file.record().toBuilder().setAllocatedBytes(allocated);
       r.setSize(Math.max(req.getLength(), file.record().getSize()));
       m.putInode(file.with(modified(m, r).build()));
     }
@@ -477,9 +515,9 @@ public final class FileWrites {
       Mutation m, Client client, AllocateChunkSetRequest req) throws IOException {
     String path = req.getPath();
     Inode file = written(m, client, "allocate", path, req.getInodeId());
-    commitChunks(m, file, "allocate " + path, req.getFinishedChunksList());
+    long allocated = commitChunks(m, file, "allocate " + path, req.getFinishedChunksList());
     if (req.getFinishedChunksCount() > 0) {
-      file = file.with(modified(m, file.record().toBuilder()).build());
+      file = file.with(modified(m, file.record().toBuilder().setAllocatedBytes(allocated)).build());
       m.putInode(file);
     }
     LayoutRecord layout = file.record().getLayout();
@@ -526,6 +564,7 @@ public final class FileWrites {
     } catch (IOException e) {
       LOG.info("{}: replace {} chunk {}: no replacement: {}", ns.id, path, index, e.getMessage());
     }
+    long allocated = allocatedBytes(m, file);
     ChunkRecord updated =
         ChunkRecord.newBuilder()
             .setVersion(ns.counters.newVersion(m))
@@ -533,6 +572,14 @@ public final class FileWrites {
             .addAllReplicaServerIds(holders)
             .build();
     m.put(ColumnFamily.CHUNKS, Keys.chunk(file.id(), (int) index), Records.encode(updated));
+    if (updated.getLengthBytes() != c.getLengthBytes() || !file.record().hasAllocatedBytes()) {
+      long shorter = c.getLengthBytes() - updated.getLengthBytes();
+      m.putInode(
+          file.with(
+              file.record().toBuilder()
+                  .setAllocatedBytes(Math.max(0, allocated - shorter))
+                  .build()));
+    }
     return ReplaceReplicaResponse.newBuilder()
         .setChunk(ns.location(file.id(), index, updated))
         .setToken(

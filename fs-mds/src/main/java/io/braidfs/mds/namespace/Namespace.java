@@ -222,6 +222,11 @@ public final class Namespace {
         .build();
   }
 
+  /** The data servers this namespace places chunks on and sums for StatFs. */
+  public DataServerRegistry registry() {
+    return registry;
+  }
+
   /** The durable deletion queue. */
   public DeletionQueue deletions() {
     return deletions;

@@ -214,12 +214,23 @@ public final class NamespaceReads {
     return out.build();
   }
 
+  /**
+   * Capacity and usage: the raw figures of the live data servers (each file system once, see {@link
+   * DataServerRegistry#totals()}), and what users can store, the raw figures divided by the
+   * replication new files get at the root (its layout policy, else the configured default).
+   */
   public StatFsResponse statFs(Caller caller, StatFsRequest req) throws IOException {
     DataServerRegistry.Totals t = ns.registry.totals();
+    Inode root = Tree.named(ns.store, Tree.ROOT, "the root");
+    int replication = Math.max(1, ns.effectiveLayout(ns.store, root).getReplication());
     return StatFsResponse.newBuilder()
-        .setCapacityBytes(t.capacityBytes())
-        .setUsedBytes(t.usedBytes())
-        .setAvailableBytes(t.availableBytes())
+        .setCapacityBytes(t.capacityBytes() / replication)
+        .setUsedBytes(t.usedBytes() / replication)
+        .setAvailableBytes(t.availableBytes() / replication)
+        .setRawCapacityBytes(t.capacityBytes())
+        .setRawUsedBytes(t.usedBytes())
+        .setRawAvailableBytes(t.availableBytes())
+        .setReplication(replication)
         .setInodeCount(ns.inodeCount())
         .setMaxNameBytes(BraidPath.MAX_NAME_BYTES)
         .setLiveDataServers(t.liveServers())
@@ -244,7 +255,8 @@ public final class NamespaceReads {
         InodeRecord r = cur.record();
         if (cur.isFile()) {
           length += r.getSize();
-          space += r.getSize() * r.getLayout().getReplication();
+          // What the replicas hold: a hole of whole chunks takes no space (du, not du -b).
+          space += Attrs.allocatedBytes(r) * r.getLayout().getReplication();
         }
         continue;
       }

@@ -130,7 +130,8 @@ class DataServerRegistryTest {
   @Test
   void aHeartbeatRecordsUsageAndTime() {
     int id = registry.register(registration(0, "h1", 9000, "s-a")).id();
-    assertThat(registry.server(id).usage()).isEqualTo(Usage.unreported(100));
+    assertThat(registry.server(id).usage())
+        .isEqualTo(new Usage(100, 0, 0, 0, List.of(new DataServer.DirSpace("", 100, 0, 0))));
     clock.advance(Duration.ofSeconds(3));
     assertThat(registry.heartbeat(id, usage(100, 30, 60, 5))).isEqualTo(HeartbeatOutcome.ACCEPTED);
     DataServer s = registry.server(id);
@@ -223,6 +224,31 @@ class DataServerRegistryTest {
     registry.heartbeat(c, usage(4000, 1000, 2900, 3));
     clock.advance(Duration.ofSeconds(1)); // b is dead now
     assertThat(registry.totals()).isEqualTo(new Totals(5000, 1200, 3600, 2));
+  }
+
+  private static Usage onDisks(long capacity, long used, long available, String... fileSystems) {
+    List<DataServer.DirSpace> dirs = new ArrayList<>();
+    for (String fs : fileSystems) {
+      dirs.add(new DataServer.DirSpace(fs, capacity, used, available));
+    }
+    int n = fileSystems.length;
+    return new Usage(n * capacity, n * used, n * available, 0, dirs);
+  }
+
+  @Test
+  void totalsCountEachFileSystemOnce() {
+    int a = registry.register(registration(0, "h1", 9000, "s-a")).id();
+    int b = registry.register(registration(0, "h1", 9001, "s-b")).id();
+    int c = registry.register(registration(0, "h2", 9000, "s-c")).id();
+    // a has two dirs on one disk, b one dir on the same disk, c its own disk and an unnamed one.
+    registry.heartbeat(a, onDisks(1000, 100, 700, "h1:dev:1", "h1:dev:1"));
+    registry.heartbeat(b, onDisks(1000, 50, 700, "h1:dev:1"));
+    registry.heartbeat(c, onDisks(400, 10, 300, "h2:dev:1", ""));
+    // h1's disk: capacity 1000, used 250, available 700; h2's 400/10/300; the unnamed 400/10/300.
+    assertThat(registry.totals()).isEqualTo(new Totals(1800, 270, 1300, 3));
+    // A server reporting no dirs is a file system of its own.
+    registry.heartbeat(c, usage(400, 10, 300, 0));
+    assertThat(registry.totals()).isEqualTo(new Totals(1400, 260, 1000, 3));
   }
 
   @Test

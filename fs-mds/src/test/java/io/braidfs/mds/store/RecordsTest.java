@@ -79,6 +79,7 @@ class RecordsTest {
                 .setClientName("fuse@host-1"))
         .setBlockSize(32L << 20)
         .setRdev(0xFFFF_FFFF_FFFF_FFFFL) // 2^64 - 1 as unsigned
+        .setAllocatedBytes(5L << 30)
         .build();
   }
 
