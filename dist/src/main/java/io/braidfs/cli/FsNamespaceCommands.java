@@ -215,6 +215,10 @@ final class FsNamespaceCommands {
                   rows.add(List.of("device:", FsFormat.device(a.rdev())));
                 }
                 rows.add(List.of("size:", Long.toString(a.size())));
+                if (a.isFile()) {
+                  // What its chunks hold (one replica): less than the size for a sparse file.
+                  rows.add(List.of("allocated:", Long.toString(a.allocatedBytes())));
+                }
                 rows.add(
                     List.of(
                         "mode:",

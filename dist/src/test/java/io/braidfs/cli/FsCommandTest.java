@@ -225,6 +225,7 @@ class FsCommandTest {
             "path:       /stat.bin",
             "type:       file",
             "size:       70000",
+            "allocated:  70000",
             "mode:       0644 (-rw-r--r--)",
             "links:      1")
         .anyMatch(l -> l.equals("owner:      " + System.getProperty("user.name")))
