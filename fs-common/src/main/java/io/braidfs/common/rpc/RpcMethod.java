@@ -89,6 +89,8 @@ import io.braidfs.proto.SetAttrRequest;
 import io.braidfs.proto.SetAttrResponse;
 import io.braidfs.proto.SetLayoutPolicyRequest;
 import io.braidfs.proto.SetLayoutPolicyResponse;
+import io.braidfs.proto.SetReplicationRequest;
+import io.braidfs.proto.SetReplicationResponse;
 import io.braidfs.proto.SetXattrRequest;
 import io.braidfs.proto.SetXattrResponse;
 import io.braidfs.proto.StatFsRequest;
@@ -347,6 +349,12 @@ public final class RpcMethod<Q extends Message, R extends Message> {
               "GetServerDefaults",
               GetServerDefaultsRequest.getDefaultInstance(),
               GetServerDefaultsResponse.getDefaultInstance());
+  public static final RpcMethod<SetReplicationRequest, SetReplicationResponse> SET_REPLICATION =
+      define(
+          METADATA_SERVICE,
+          "SetReplication",
+          SetReplicationRequest.getDefaultInstance(),
+          SetReplicationResponse.getDefaultInstance());
 
   // ---- ClusterService (200-249): membership and chunk bookkeeping, data server -> MDS -----------
   public static final RpcMethod<RegisterDataServerRequest, RegisterDataServerResponse>
