@@ -54,8 +54,7 @@ public final class NamespaceConfigKeys implements ConfigKeySet {
           Layout.MAX_REPLICATION,
           1,
           Layout.MAX_REPLICATION,
-          "The most replicas SetReplication (Hadoop's setReplication) may ask for; HDFS's"
-              + " dfs.replication.max.");
+          "Most replicas SetReplication may ask for (HDFS: dfs.replication.max).");
 
   public static final ConfigKey<Integer> LIST_PAGE =
       ConfigKey.integer(
