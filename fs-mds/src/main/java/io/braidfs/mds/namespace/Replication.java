@@ -131,6 +131,11 @@ public final class Replication {
       long id = inode.id();
       m.afterApply(() -> ns.replicateAtClose(id));
     } else {
+      if (replication < r.getLayout().getReplication()) {
+        // Lowering takes nothing but records: the replica sets shrink in this same record, so
+        // block locations show the new number as soon as the call returns.
+        reconcile(m, inode.id(), Map.of(), Map.of(), new byte[0], 0);
+      }
       ns.replicationChanged(m, inode.id());
     }
     return SetReplicationResponse.newBuilder()
