@@ -130,7 +130,8 @@ class SetReplicationShellTest {
   }
 
   @Test
-  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  // FsShell's wait loop swallows interrupts: the timeout must fail the test from another thread.
+  @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void setrepWaitFinishesWithThreeHostsPerBlock() throws Exception {
     org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(uri.resolve("/wait"));
     byte[] data = write(p, (1 << 20) + 4321);
@@ -147,7 +148,8 @@ class SetReplicationShellTest {
   }
 
   @Test
-  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  // FsShell's wait loop swallows interrupts: the timeout must fail the test from another thread.
+  @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void threeThenTwoThenThreeReadsBackByteForByte() throws Exception {
     org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(uri.resolve("/three-two-three"));
     byte[] data = write(p, (1500 << 10) + 77);
