@@ -62,7 +62,9 @@ import org.slf4j.LoggerFactory;
  * the cache holds everything they need; other read-only operations run on {@code
  * braid-<id>-read-N}; every mutation runs on the one {@code braid-<id>-namespace} thread, which
  * fixes the journal order; {@code braid-<id>-monitor} expires leases and dead data servers and
- * sweeps the retry cache (its work, too, runs on the namespace thread).
+ * sweeps the retry cache (its work, too, runs on the namespace thread); the {@link Replicator}
+ * decides on the namespace thread and sends its chunk copies to data servers through its own RPC
+ * client ({@code braid-<id>-replicator}).
  *
  * <p>Thread-safety: thread-safe.
  */
