@@ -58,6 +58,7 @@ import io.braidfs.proto.RenewLeaseResponse;
 import io.braidfs.proto.RmdirRequest;
 import io.braidfs.proto.SetAttrRequest;
 import io.braidfs.proto.SetLayoutPolicyRequest;
+import io.braidfs.proto.SetReplicationRequest;
 import io.braidfs.proto.SetXattrRequest;
 import io.braidfs.proto.StatFsRequest;
 import io.braidfs.proto.StatFsResponse;
@@ -754,6 +755,30 @@ public final class BraidClient implements AutoCloseable {
       return new Concatenation(this, mds).run(t, s);
     } finally {
       attrs.invalidateAll();
+    }
+  }
+
+  /**
+   * Sets the number of replicas of a file's chunks (Hadoop's setReplication). The file's layout
+   * records it at once ({@link #stat} reports it); the MDS then copies chunks to further data
+   * servers, or removes extra replicas, in the background, so {@link #locations} shows the new
+   * replica sets once that is done. A file open for writing gets it when it is closed. Idempotent:
+   * a retry after a timeout asks for the same state.
+   *
+   * @return false if {@code path} is a directory (nothing changes, as with HDFS); true otherwise
+   * @throws IOException NOT_FOUND; PERMISSION_DENIED without write access to the file;
+   *     INVALID_ARGUMENT below 1 or above the MDS's maximum; UNAVAILABLE above the number of live
+   *     data servers
+   */
+  public boolean setReplication(String path, int replication) throws IOException {
+    String p = canonical(path);
+    try {
+      return mds.call(
+              RpcMethod.SET_REPLICATION,
+              SetReplicationRequest.newBuilder().setPath(p).setReplication(replication).build())
+          .getApplied();
+    } finally {
+      attrs.invalidate(p);
     }
   }
 

@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
 /**
  * CopyChunk: builds a replica here by reading it from other data servers, piece by piece, each
  * piece verified against the source's stored CRCs before it is written. Used by a writer to seed
- * the replacement of a replica that failed mid-write. The reads are asynchronous; only the disk
- * writes occupy the chunk's disk thread. A copy that cannot finish deletes what it wrote.
+ * the replacement of a replica that failed mid-write, and by the MDS to add replicas of closed
+ * chunks when a file's replication is raised ({@code finalize} set, a WRITE token for the MDS's own
+ * client). The reads are asynchronous; only the disk writes occupy the chunk's disk thread. A copy
+ * that cannot finish deletes what it wrote.
  *
  * <p>Thread-safety: thread-safe.
  */

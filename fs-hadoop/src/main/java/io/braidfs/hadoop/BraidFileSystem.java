@@ -630,6 +630,24 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
                 atime < 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(atime)));
   }
 
+  /**
+   * Sets a file's replication, as HDFS does: the file's status reports it at once, and the MDS
+   * copies chunks to further data servers (or removes extra replicas) in the background, after
+   * which {@link #getFileBlockLocations} names the new replicas; a file open for writing gets it
+   * when closed.
+   *
+   * @return true for a file; false for a directory, which has no replication (as HDFS)
+   * @throws FileNotFoundException if {@code src} does not exist
+   * @throws org.apache.hadoop.security.AccessControlException without write access to the file
+   * @throws IOException a replication below 1, above the cluster's maximum or above the number of
+   *     live data servers
+   */
+  @Override
+  public boolean setReplication(Path src, short replication) throws IOException {
+    statistics.incrementWriteOps(1);
+    return HadoopErrors.call(Op.PATH, () -> client.setReplication(pathOf(src), replication));
+  }
+
   @Override
   public ContentSummary getContentSummary(Path f) throws IOException {
     statistics.incrementReadOps(1);

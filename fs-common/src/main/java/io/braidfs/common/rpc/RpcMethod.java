@@ -93,6 +93,8 @@ import io.braidfs.proto.SetAttrRequest;
 import io.braidfs.proto.SetAttrResponse;
 import io.braidfs.proto.SetLayoutPolicyRequest;
 import io.braidfs.proto.SetLayoutPolicyResponse;
+import io.braidfs.proto.SetReplicationRequest;
+import io.braidfs.proto.SetReplicationResponse;
 import io.braidfs.proto.SetXattrRequest;
 import io.braidfs.proto.SetXattrResponse;
 import io.braidfs.proto.StatFsRequest;
@@ -364,6 +366,13 @@ public final class RpcMethod<Q extends Message, R extends Message> {
           "Mknod",
           MknodRequest.getDefaultInstance(),
           MknodResponse.getDefaultInstance());
+
+  public static final RpcMethod<SetReplicationRequest, SetReplicationResponse> SET_REPLICATION =
+      define(
+          METADATA_SERVICE,
+          "SetReplication",
+          SetReplicationRequest.getDefaultInstance(),
+          SetReplicationResponse.getDefaultInstance());
 
   // ---- ClusterService (200-249): membership and chunk bookkeeping, data server -> MDS -----------
   public static final RpcMethod<RegisterDataServerRequest, RegisterDataServerResponse>

@@ -93,6 +93,30 @@ public final class DeletionQueue {
     m.afterApply(() -> pending.put(seq, new Entry(seq, record)));
   }
 
+  /**
+   * The servers that still may be told to delete a replica of chunk {@code index} of {@code inode}
+   * (told or not, not yet acknowledged). A new replica must not go there until they have: the
+   * deletion names versions up to one the new replica may have too.
+   */
+  Set<Integer> pendingHolders(long inode, int index) {
+    Set<Integer> out = new HashSet<>();
+    for (Entry e : pending.values()) {
+      if (e.inode != inode) {
+        continue;
+      }
+      for (DeletedChunk c : e.chunks) {
+        if (c.getChunkIndex() == index) {
+          for (int holder : c.getReplicaServerIdsList()) {
+            if (e.untold.contains(holder) || e.told.contains(holder)) {
+              out.add(holder);
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   /** The number of queued records. */
   public int size() {
     return pending.size();

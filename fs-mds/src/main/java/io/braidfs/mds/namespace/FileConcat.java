@@ -131,6 +131,7 @@ public final class FileConcat {
                 .setCtimeNs(m.nowNs())
                 .build());
     m.putInode(joined);
+    ns.closed(m, target.id());
     for (Slot s : r.sources()) {
       // As unlink: another hard link keeps the inode and its chunks; the last one releases them.
       ns.unlinkEntry(m, s.dir(), s.name(), s.existing());

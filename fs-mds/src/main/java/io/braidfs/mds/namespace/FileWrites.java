@@ -485,6 +485,7 @@ public final class FileWrites {
     }
     Inode closed = file.with(r.build());
     m.putInode(closed);
+    ns.closed(m, file.id());
     m.afterApply(() -> release(file.id(), client));
     return CommitResponse.newBuilder().setAttributes(Attrs.of(closed)).build();
   }
@@ -621,6 +622,7 @@ public final class FileWrites {
       closed =
           file.with(file.record().toBuilder().clearOpenForWrite().setCtimeNs(m.nowNs()).build());
       m.putInode(closed);
+      ns.closed(m, file.id());
     }
     if (outcome == RecoveryOutcome.STARTED) {
       m.afterApply(() -> ns.leases.completeRecovery(file.id()));

@@ -36,8 +36,11 @@ import io.braidfs.proto.ReplicaLocation;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -79,6 +82,11 @@ public final class Namespace {
   final long tokenLifetimeMs;
   final String superuser;
   final String supergroup;
+
+  private volatile LongConsumer replicationListener = inode -> {};
+
+  /** Files open for writing whose replication changed (mutation thread only; not durable). */
+  private final Set<Long> replicateAtClose = new HashSet<>();
 
   private volatile @Nullable TokenKeys tokenKeys;
   private volatile byte[] signingKey = new byte[0];
@@ -416,6 +424,7 @@ public final class Namespace {
     if (file != null && file.record().hasOpenForWrite()) {
       m.putInode(
           file.with(file.record().toBuilder().clearOpenForWrite().setCtimeNs(m.nowNs()).build()));
+      closed(m, fileId);
     }
     m.afterApply(() -> leases.completeRecovery(fileId));
   }
@@ -543,6 +552,39 @@ public final class Namespace {
     return l.build();
   }
 
+  /**
+   * Tells {@code listener} (on the mutation thread, once the record is applied) of every file whose
+   * chunks may no longer match its replication: a SetReplication on a closed file, or the close of
+   * a file whose replication changed while it was open. Set once, before serving.
+   */
+  public void onReplicationChange(LongConsumer listener) {
+    replicationListener = listener;
+  }
+
+  /** After {@code m} is applied, tells the replication listener that {@code inode} changed. */
+  void replicationChanged(Mutation m, long inode) {
+    m.afterApply(() -> replicationListener.accept(inode));
+  }
+
+  /**
+   * Notes that {@code inode}, open for writing, had its replication changed: its chunks are brought
+   * to it once it is closed ({@link #closed}), as HDFS applies a new replication to a block under
+   * construction when it is completed.
+   */
+  void replicateAtClose(long inode) {
+    replicateAtClose.add(inode);
+  }
+
+  /** After {@code m} (which closes {@code inode}) is applied, starts its deferred replication. */
+  void closed(Mutation m, long inode) {
+    m.afterApply(
+        () -> {
+          if (replicateAtClose.remove(inode)) {
+            replicationListener.accept(inode);
+          }
+        });
+  }
+
   /** A signed token for {@code client} on {@code file}'s chunks. */
   byte[] token(Client client, Inode file, int modes) {
     return token(
@@ -555,12 +597,17 @@ public final class Namespace {
    * the same bytes.
    */
   byte[] token(Client client, long fileId, long generation, int modes, long fromMs) {
+    return token(client.id().toBytes(), fileId, generation, modes, fromMs);
+  }
+
+  /** As {@link #token(Client, long, long, int, long)}, for the client with id {@code clientId}. */
+  byte[] token(byte[] clientId, long fileId, long generation, int modes, long fromMs) {
     TokenKeys keys = tokenKeys();
     CapabilityToken token =
         CapabilityToken.builder()
             .keyId(keys.currentKeyId())
             .mdsEpoch(1)
-            .clientId(ClientId.of(client.id().toBytes()))
+            .clientId(ClientId.of(clientId))
             .fileId(fileId)
             .fileGeneration(generation)
             .chunks(0, ALL_CHUNKS)

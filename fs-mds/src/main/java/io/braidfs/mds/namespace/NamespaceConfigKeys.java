@@ -48,6 +48,14 @@ public final class NamespaceConfigKeys implements ConfigKeySet {
           Layout.MAX_REPLICATION,
           "Default number of replicas of every chunk.");
 
+  public static final ConfigKey<Integer> MAX_REPLICATION =
+      ConfigKey.integer(
+          "braid.mds.layout.max-replication",
+          Layout.MAX_REPLICATION,
+          1,
+          Layout.MAX_REPLICATION,
+          "Most replicas SetReplication may ask for (HDFS: dfs.replication.max).");
+
   public static final ConfigKey<Integer> LIST_PAGE =
       ConfigKey.integer(
           "braid.mds.list-page",
@@ -66,7 +74,14 @@ public final class NamespaceConfigKeys implements ConfigKeySet {
           "How long a capability token from open, create or a location lookup stays valid.");
 
   private static final List<ConfigKey<?>> KEYS =
-      List.of(STRIPE_UNIT, STRIPE_WIDTH, CHUNK_SIZE, REPLICATION, LIST_PAGE, TOKEN_LIFETIME);
+      List.of(
+          STRIPE_UNIT,
+          STRIPE_WIDTH,
+          CHUNK_SIZE,
+          REPLICATION,
+          MAX_REPLICATION,
+          LIST_PAGE,
+          TOKEN_LIFETIME);
 
   /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
   public NamespaceConfigKeys() {}

@@ -7,6 +7,7 @@ import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.lifecycle.LifeCycle;
 import io.braidfs.common.lifecycle.Service;
 import io.braidfs.common.rpc.HostPort;
+import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.mds.cluster.ChunkPlacement;
@@ -21,8 +22,10 @@ import io.braidfs.mds.namespace.FileConcat;
 import io.braidfs.mds.namespace.FileWrites;
 import io.braidfs.mds.namespace.Mutation;
 import io.braidfs.mds.namespace.Namespace;
+import io.braidfs.mds.namespace.NamespaceConfigKeys;
 import io.braidfs.mds.namespace.NamespaceReads;
 import io.braidfs.mds.namespace.NamespaceWrites;
+import io.braidfs.mds.namespace.Replication;
 import io.braidfs.mds.store.CachedMetadataStore;
 import io.braidfs.mds.store.MdsStoreConfigKeys;
 import io.braidfs.mds.store.RocksMetadataStore;
@@ -59,7 +62,9 @@ import org.slf4j.LoggerFactory;
  * the cache holds everything they need; other read-only operations run on {@code
  * braid-<id>-read-N}; every mutation runs on the one {@code braid-<id>-namespace} thread, which
  * fixes the journal order; {@code braid-<id>-monitor} expires leases and dead data servers and
- * sweeps the retry cache (its work, too, runs on the namespace thread).
+ * sweeps the retry cache (its work, too, runs on the namespace thread); the {@link Replicator}
+ * decides on the namespace thread and sends its chunk copies to data servers through its own RPC
+ * client ({@code braid-<id>-replicator}).
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -78,6 +83,7 @@ public final class MdsServer implements Service {
   private @Nullable ExecutorService readPool;
   private @Nullable ScheduledExecutorService monitor;
   private @Nullable RpcServer rpc;
+  private @Nullable Replicator replicator;
   private @Nullable Namespace namespace;
   private byte @Nullable [] retrySweepCursor;
 
@@ -158,11 +164,22 @@ public final class MdsServer implements Service {
                 HostPort.parseSetting(
                     MdsConfigKeys.ADDRESS.name(), config.get(MdsConfigKeys.ADDRESS)))
             .options(rpcOptions);
+    ScheduledExecutorService mon =
+        Executors.newSingleThreadScheduledExecutor(named("monitor", true).single());
+    monitor = mon;
+    Replication replication = new Replication(ns, config.get(NamespaceConfigKeys.MAX_REPLICATION));
+    RpcClient replicatorRpc =
+        RpcClient.builder("braid-" + id + "-replicator").options(RpcOptions.from(config)).build();
+    Replicator rep = new Replicator(id, ns, replication, j, mutationThread, mon, replicatorRpc);
+    replicator = rep;
+    replicatorRpc.start();
+    ns.onReplicationChange(rep::request);
     new MetadataHandlers(
             reads,
             writes,
             files,
             new FileConcat(ns, files),
+            replication,
             runner,
             audit,
             rpcOptions,
@@ -173,9 +190,6 @@ public final class MdsServer implements Service {
     rpc = server;
     server.start();
 
-    ScheduledExecutorService mon =
-        Executors.newSingleThreadScheduledExecutor(named("monitor", true).single());
-    monitor = mon;
     long period = Math.max(100, registry.heartbeatInterval().toMillis() / 2);
     mon.scheduleWithFixedDelay(
         () -> mutationThread.execute(() -> housekeeping(ns, registry, leases, runner)),
@@ -315,6 +329,10 @@ public final class MdsServer implements Service {
     }
     shutdown(readPool);
     shutdown(mutationThread);
+    Replicator rep = replicator;
+    if (rep != null) {
+      rep.close();
+    }
     WalJournal j = journal;
     if (j != null) {
       j.close();

@@ -12,6 +12,7 @@ import io.braidfs.mds.namespace.FileConcat;
 import io.braidfs.mds.namespace.FileWrites;
 import io.braidfs.mds.namespace.NamespaceReads;
 import io.braidfs.mds.namespace.NamespaceWrites;
+import io.braidfs.mds.namespace.Replication;
 import io.braidfs.mds.store.CachedMetadataStore.CacheMiss;
 import io.braidfs.mds.store.StoreView;
 import io.braidfs.proto.ReportBadReplicaResponse;
@@ -39,6 +40,7 @@ final class MetadataHandlers {
   private final NamespaceWrites writes;
   private final FileWrites files;
   private final FileConcat concat;
+  private final Replication replication;
   private final MutationRunner runner;
   private final Audit audit;
   private final RpcOptions rpc;
@@ -49,6 +51,7 @@ final class MetadataHandlers {
       NamespaceWrites writes,
       FileWrites files,
       FileConcat concat,
+      Replication replication,
       MutationRunner runner,
       Audit audit,
       RpcOptions rpc,
@@ -57,6 +60,7 @@ final class MetadataHandlers {
     this.writes = writes;
     this.files = files;
     this.concat = concat;
+    this.replication = replication;
     this.runner = runner;
     this.audit = audit;
     this.rpc = rpc;
@@ -288,6 +292,10 @@ final class MetadataHandlers {
     b.handle(
         RpcMethod.REPLACE_REPLICA,
         c -> runner.run(c, "replace", r -> r.getPath(), files::replaceReplica),
+        mutationThread);
+    b.handle(
+        RpcMethod.SET_REPLICATION,
+        c -> runner.run(c, "setrep", r -> r.getPath(), replication::setReplication),
         mutationThread);
     b.handle(
         RpcMethod.RECOVER_LEASE,

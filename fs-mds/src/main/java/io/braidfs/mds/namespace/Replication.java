@@ -1,0 +1,311 @@
+package io.braidfs.mds.namespace;
+
+import com.google.protobuf.UnsafeByteOperations;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.layout.Layout;
+import io.braidfs.common.token.CapabilityToken;
+import io.braidfs.mds.access.Access;
+import io.braidfs.mds.access.Caller;
+import io.braidfs.mds.cluster.DataServer;
+import io.braidfs.mds.store.ColumnFamily;
+import io.braidfs.mds.store.Keys;
+import io.braidfs.mds.store.Records;
+import io.braidfs.mds.store.ScanPage;
+import io.braidfs.mds.store.proto.ChunkRecord;
+import io.braidfs.mds.store.proto.InodeRecord;
+import io.braidfs.proto.ChunkId;
+import io.braidfs.proto.CopyChunkRequest;
+import io.braidfs.proto.ReplicaLocation;
+import io.braidfs.proto.SetReplicationRequest;
+import io.braidfs.proto.SetReplicationResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A file's replication: SetReplication records the new number in the file's layout, and {@link
+ * #reconcile} brings the replica sets of its chunks to that number. Extra replicas leave the
+ * chunk's record at once and go into the deletion queue; missing ones are planned as copies ({@link
+ * Copy}), data server to data server, which the caller sends and reports back through {@link
+ * #recordCopy}: a replica joins the chunk's replica set only once its copy is confirmed, and only
+ * if the chunk is still as it was copied.
+ *
+ * <p>As HDFS does, a file open for writing records its new replication at once (new chunk sets are
+ * placed with it), and its existing chunks follow when it is closed.
+ *
+ * <p>Thread-safety: not thread-safe; runs on the mutation thread.
+ */
+public final class Replication {
+  private static final Logger LOG = LoggerFactory.getLogger(Replication.class);
+
+  /** A chunk of a file, as the in-flight bookkeeping names it. */
+  public record ChunkRef(long inode, int index) {}
+
+  /**
+   * One replica to make: {@code request} goes to {@code target}, which copies the chunk from its
+   * holders. {@code version}, {@code length} and {@code generation} are what was copied; {@link
+   * #recordCopy} compares them with the chunk when the copy is done.
+   */
+  public record Copy(
+      ChunkRef chunk,
+      long version,
+      long length,
+      long generation,
+      DataServer target,
+      CopyChunkRequest request) {}
+
+  private final Namespace ns;
+  private final int maxReplication;
+
+  public Replication(Namespace ns, int maxReplication) {
+    this.ns = ns;
+    this.maxReplication = maxReplication;
+  }
+
+  /**
+   * SetReplication: records {@code replication} in the file's layout. A directory answers {@code
+   * applied=false} and changes nothing (HDFS's setReplication returns false for one); a file needs
+   * write access.
+   *
+   * @throws IOException NOT_FOUND (and the path errors of resolution); PERMISSION_DENIED without
+   *     write access; INVALID_ARGUMENT for a replication below 1, above {@code
+   *     braid.mds.layout.max-replication}, or of a symlink's target that is not a file; UNAVAILABLE
+   *     above the number of live data servers
+   */
+  public SetReplicationResponse setReplication(Mutation m, Client client, SetReplicationRequest req)
+      throws IOException {
+    Caller caller = client.caller();
+    String path = req.getPath();
+    String what = "setrep " + path;
+    Inode inode = ns.target(m, caller, "setrep", path, 0, true);
+    if (inode.isDirectory()) {
+      return SetReplicationResponse.newBuilder()
+          .setApplied(false)
+          .setAttributes(Attrs.of(inode))
+          .build();
+    }
+    NamespaceReads.checkRegular("setrep", path, inode);
+    ns.check(caller, "setrep", path, inode, Access.WRITE);
+    long replication = Integer.toUnsignedLong(req.getReplication());
+    if (replication < 1 || replication > maxReplication) {
+      throw Resolver.fail(
+          Status.INVALID_ARGUMENT,
+          what
+              + ": replication "
+              + replication
+              + " outside 1 to "
+              + maxReplication
+              + " (braid.mds.layout.max-replication)");
+    }
+    int live = ns.registry.liveServers().size();
+    if (replication > live) {
+      throw Resolver.fail(
+          Status.UNAVAILABLE,
+          what
+              + ": replication "
+              + replication
+              + " needs as many data servers, and "
+              + live
+              + " are live");
+    }
+    InodeRecord r = inode.record();
+    if (r.getLayout().getReplication() == replication) {
+      return SetReplicationResponse.newBuilder()
+          .setApplied(true)
+          .setAttributes(Attrs.of(inode))
+          .build();
+    }
+    Inode updated =
+        inode.with(
+            r.toBuilder()
+                .setLayout(r.getLayout().toBuilder().setReplication((int) replication))
+                .setCtimeNs(m.nowNs())
+                .build());
+    m.putInode(updated);
+    if (r.hasOpenForWrite()) {
+      long id = inode.id();
+      m.afterApply(() -> ns.replicateAtClose(id));
+    } else {
+      if (replication < r.getLayout().getReplication()) {
+        // Lowering takes nothing but records: the replica sets shrink in this same record, so
+        // block locations show the new number as soon as the call returns.
+        reconcile(m, inode.id(), Map.of(), Map.of(), new byte[0], 0);
+      }
+      ns.replicationChanged(m, inode.id());
+    }
+    return SetReplicationResponse.newBuilder()
+        .setApplied(true)
+        .setAttributes(Attrs.of(updated))
+        .build();
+  }
+
+  /**
+   * Brings the chunks of {@code inode} towards its replication, in {@code m}: replicas beyond it
+   * leave their chunk's record (dead servers' first, then the last in chain order) into the
+   * deletion queue, and copies are planned for chunks with too few. A file that is gone, not a
+   * regular file or open for writing needs nothing (an open one is noted for its close).
+   *
+   * @param inFlight targets of copies already under way, per chunk (counted as replicas)
+   * @param failed servers a copy of the chunk failed on, not to be chosen again for it
+   * @param mdsClientId the client id the copies are sent under (their tokens name it)
+   * @param max the most copies to plan
+   * @return the copies to send; empty when none is needed or none can be made now
+   */
+  public List<Copy> reconcile(
+      Mutation m,
+      long inode,
+      Map<ChunkRef, Set<Integer>> inFlight,
+      Map<ChunkRef, Set<Integer>> failed,
+      byte[] mdsClientId,
+      int max)
+      throws IOException {
+    Inode file = Tree.find(m, inode);
+    List<Copy> copies = new ArrayList<>();
+    if (file == null || !file.isFile()) {
+      return copies;
+    }
+    InodeRecord r = file.record();
+    if (r.hasOpenForWrite()) {
+      ns.replicateAtClose(inode);
+      return copies;
+    }
+    int want = r.getLayout().getReplication();
+    Layout layout = Attrs.layout(r.getLayout());
+    Set<Integer> live = new HashSet<>();
+    ns.registry.liveServers().forEach(s -> live.add(s.id()));
+    List<DeletionQueue.Chunk> removed = new ArrayList<>();
+    byte[] cursor = null;
+    do {
+      ScanPage page = m.scan(ColumnFamily.CHUNKS, Keys.chunkPrefix(inode), cursor, 1024);
+      for (ScanPage.Entry e : page.entries()) {
+        int index = Keys.chunkIndex(e.key());
+        ChunkRecord c = Records.decodeChunk(e.key(), e.value());
+        List<Integer> holders = c.getReplicaServerIdsList();
+        ChunkRef ref = new ChunkRef(inode, index);
+        if (holders.size() > want) {
+          List<Integer> keep = new ArrayList<>();
+          holders.stream().filter(live::contains).forEach(keep::add);
+          holders.stream().filter(h -> !live.contains(h)).forEach(keep::add);
+          List<Integer> drop = new ArrayList<>(keep.subList(want, keep.size()));
+          keep = new ArrayList<>(holders);
+          keep.removeAll(drop);
+          m.put(
+              ColumnFamily.CHUNKS,
+              e.key(),
+              Records.encode(
+                  c.toBuilder().clearReplicaServerIds().addAllReplicaServerIds(keep).build()));
+          removed.add(new DeletionQueue.Chunk(index, c.getVersion(), drop));
+          continue;
+        }
+        Set<Integer> going = inFlight.getOrDefault(ref, Set.of());
+        int missing = want - holders.size() - going.size();
+        if (missing <= 0 || copies.size() >= max) {
+          continue;
+        }
+        List<ReplicaLocation> sources = new ArrayList<>();
+        for (ReplicaLocation l : ns.location(inode, index, c).getReplicasList()) {
+          if (live.contains(l.getServerId())) {
+            sources.add(l);
+          }
+        }
+        if (sources.isEmpty()) {
+          LOG.warn(
+              "{}: chunk {} of inode {} has no live replica to copy from", ns.id, index, inode);
+          continue;
+        }
+        Set<Integer> avoid = new HashSet<>(holders);
+        avoid.addAll(going);
+        avoid.addAll(failed.getOrDefault(ref, Set.of()));
+        avoid.addAll(ns.deletions.pendingHolders(inode, index));
+        for (int k = 0; k < missing && copies.size() < max; k++) {
+          DataServer target;
+          try {
+            target = ns.placement.chooseReplacement(layout, avoid, 0);
+          } catch (IOException noServer) {
+            LOG.debug(
+                "{}: no server for a new replica of chunk {} of inode {}: {}",
+                ns.id,
+                index,
+                inode,
+                noServer.getMessage());
+            break;
+          }
+          avoid.add(target.id());
+          copies.add(copy(ref, c, r.getGeneration(), target, sources, mdsClientId));
+        }
+      }
+      cursor = page.hasMore() ? page.cursor() : null;
+    } while (cursor != null);
+    if (!removed.isEmpty()) {
+      ns.deletions.enqueue(m, inode, removed);
+    }
+    return copies;
+  }
+
+  private Copy copy(
+      ChunkRef ref,
+      ChunkRecord c,
+      long generation,
+      DataServer target,
+      List<ReplicaLocation> sources,
+      byte[] mdsClientId) {
+    long now = ns.clock.currentTimeMillis();
+    byte[] read = ns.token(mdsClientId, ref.inode(), generation, CapabilityToken.READ, now);
+    byte[] write = ns.token(mdsClientId, ref.inode(), generation, CapabilityToken.WRITE, now);
+    CopyChunkRequest request =
+        CopyChunkRequest.newBuilder()
+            .setChunk(ChunkId.newBuilder().setInodeId(ref.inode()).setChunkIndex(ref.index()))
+            .setVersion(c.getVersion())
+            .setLength(c.getLengthBytes())
+            .addAllSources(sources)
+            .setSourceToken(UnsafeByteOperations.unsafeWrap(read))
+            .setFinalize(true)
+            .setMdsEpoch(ClusterOps.EPOCH)
+            .setToken(UnsafeByteOperations.unsafeWrap(write))
+            .build();
+    return new Copy(ref, c.getVersion(), c.getLengthBytes(), generation, target, request);
+  }
+
+  /**
+   * A confirmed copy: adds its target to the chunk's replica set in {@code m} if the chunk is still
+   * what was copied (same file generation, version and length, file closed) and still short of
+   * replicas; otherwise the new replica goes into the deletion queue.
+   *
+   * @return whether the replica joined the chunk's replica set
+   */
+  public boolean recordCopy(Mutation m, Copy copy) throws IOException {
+    ChunkRef ref = copy.chunk();
+    int target = copy.target().id();
+    Inode file = Tree.find(m, ref.inode());
+    ChunkRecord c = ns.chunk(m, ref.inode(), Integer.toUnsignedLong(ref.index()));
+    if (c != null && c.getReplicaServerIdsList().contains(target)) {
+      return false; // the target is a holder already (cannot be in a deletion)
+    }
+    boolean same =
+        file != null
+            && file.isFile()
+            && !file.record().hasOpenForWrite()
+            && file.record().getGeneration() == copy.generation()
+            && c != null
+            && c.getVersion() == copy.version()
+            && c.getLengthBytes() == copy.length()
+            && c.getReplicaServerIdsCount() < file.record().getLayout().getReplication();
+    if (same) {
+      m.put(
+          ColumnFamily.CHUNKS,
+          Keys.chunk(ref.inode(), ref.index()),
+          Records.encode(c.toBuilder().addReplicaServerIds(target).build()));
+      return true;
+    }
+    ns.deletions.enqueue(
+        m,
+        ref.inode(),
+        List.of(new DeletionQueue.Chunk(ref.index(), copy.version(), List.of(target))));
+    return false;
+  }
+}
