@@ -17,12 +17,14 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -88,6 +90,7 @@ class OutsideSuitesTest {
 
   /** fsx on three seeds at once, each on its own file (they wait on fsync more than on CPU). */
   @Test
+  @Timeout(value = 25, unit = TimeUnit.MINUTES)
   void fsxOnThreeSeeds() throws Exception {
     Path fsx = OutsideTools.require("fsx", "cargo install --locked fsx --version 0.3.2");
     Path config = resource("fsx.toml");
@@ -131,6 +134,7 @@ class OutsideSuitesTest {
   }
 
   @Test
+  @Timeout(value = 20, unit = TimeUnit.MINUTES)
   void sqliteInWalModeKeepsItsIndexWhole() throws Exception {
     Path python = OutsideTools.require("python3", "apt-get install python3");
     Path script = resource("sqlite_wal_torture.py");
@@ -162,6 +166,7 @@ class OutsideSuitesTest {
    * nothing fails but the expected failures of pjdfstest.toml.
    */
   @Test
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
   void pjdfstest() throws Exception {
     Path pjdfstest =
         OutsideTools.require("pjdfstest", "cargo install --locked pjdfstest --version 0.2.2");
@@ -183,6 +188,7 @@ class OutsideSuitesTest {
    * mount that caches no attributes (the second, attr_timeout=0) they pass.
    */
   @Test
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
   void pjdfstestHardLinksPassWithoutAttributeCaching() throws Exception {
     Path pjdfstest =
         OutsideTools.require("pjdfstest", "cargo install --locked pjdfstest --version 0.2.2");
