@@ -21,6 +21,8 @@ import java.nio.channels.FileChannel;
  * @param version the replica's version when read
  * @param chunkLength the replica's length when read
  * @param channel the data file, open for reading
+ * @param done run once when the range was sent or the view closed (the replica delays cutting its
+ *     file until then, so a zero-copy send never finds the file shorter than the range)
  */
 public record ReadView(
     long firstBlockOffset,
@@ -28,17 +30,32 @@ public record ReadView(
     int[] blockCrcs,
     long version,
     long chunkLength,
-    FileChannel channel)
+    FileChannel channel,
+    Runnable done)
     implements AutoCloseable {
 
   /** The range as a zero-copy region; the region now owns the channel. */
   public FileRegion region() {
-    return new DefaultFileRegion(channel, firstBlockOffset, length);
+    // A subclass of DefaultFileRegion, so the epoll transport still sends it with sendfile.
+    return new DefaultFileRegion(channel, firstBlockOffset, length) {
+      @Override
+      protected void deallocate() {
+        try {
+          super.deallocate();
+        } finally {
+          done.run();
+        }
+      }
+    };
   }
 
   /** Closes the channel without sending anything. */
   @Override
   public void close() throws IOException {
-    channel.close();
+    try {
+      channel.close();
+    } finally {
+      done.run();
+    }
   }
 }

@@ -38,6 +38,12 @@ import java.nio.file.Path;
  * concurrently with them and sees either the state before or after each one.
  */
 public final class Replica {
+  /** How long a cut waits for read views being sent (see {@link #awaitReads}). */
+  private static final long READ_DRAIN_MILLIS = 5_000;
+
+  /** Read views handed out and not yet sent or closed; guarded by this. */
+  private int readsInFlight;
+
   private static final int BLOCK = Checksums.BLOCK_SIZE;
 
   /** The longest replica (64 TiB), so that block numbers and CRC arrays fit an int. */
@@ -271,6 +277,9 @@ public final class Replica {
    * @throws IOException as {@link #finalizeAt(long, long)}
    */
   public synchronized void finalizeAt(long version, long length, boolean force) throws IOException {
+    if (length < this.length) {
+      awaitReads(); // it will cut the file: first, so the checks below hold until then
+    }
     checkUsable("finalize");
     if (state == ReplicaState.REPLICA_STATE_CORRUPT) {
       throw error(Status.INVALID_ARGUMENT, "finalize", "the replica is corrupt");
@@ -294,6 +303,7 @@ public final class Replica {
    *     INVALID_ARGUMENT if it is negative
    */
   public synchronized void truncate(long newVersion, long length) throws IOException {
+    awaitReads(); // first: the checks below then hold until the cut
     checkUsable("truncate");
     checkCut("truncate", length);
     cut(length);
@@ -331,7 +341,8 @@ public final class Replica {
       // A channel of its own, opened under the lock: a delete cannot remove the file before it
       // is open, and the open file stays readable after a delete.
       FileChannel channel = files.openForRead();
-      return new ReadView(first, end - first, blockCrcs, version, total, channel);
+      readsInFlight++;
+      return new ReadView(first, end - first, blockCrcs, version, total, channel, this::readDone);
     }
   }
 
@@ -576,6 +587,34 @@ public final class Replica {
     length = newLength;
     syncedLength = Math.min(syncedLength, newLength);
     dir.addUsed(footprint(newLength) - footprint(oldLength));
+  }
+
+  /** A read view of this replica was sent or closed. */
+  private synchronized void readDone() {
+    readsInFlight--;
+    notifyAll();
+  }
+
+  /**
+   * Waits, holding the monitor only between waits, until no read view is being sent, for at most
+   * {@link #READ_DRAIN_MILLIS}: a zero-copy send of a range the file no longer holds ends short,
+   * which breaks the frame and closes the connection with every call on it. A read that outlasts
+   * the wait (a stalled client) meets the cut file and fails alone, as before.
+   */
+  private void awaitReads() {
+    long deadline = System.nanoTime() + READ_DRAIN_MILLIS * 1_000_000L;
+    boolean interrupted = false;
+    long left;
+    while (readsInFlight > 0 && (left = deadline - System.nanoTime()) > 0) {
+      try {
+        wait(Math.max(1, left / 1_000_000L));
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void forceAll() throws IOException {

@@ -231,6 +231,38 @@ class ReplicaTest {
     assertThat(statusOf(() -> replica.truncate(6, 1))).isEqualTo(Status.OUT_OF_RANGE);
   }
 
+  /**
+   * A truncate waits until a read view handed out before it has been sent: a zero-copy send of a
+   * range the file no longer held ended short and closed the client's connection (issue 24, fsx on
+   * one replica).
+   */
+  @Test
+  void aTruncateWaitsForAReadBeingSent() throws Exception {
+    byte[] bytes = randomBytes(random, 3 * BLOCK);
+    write(replica, 0, bytes);
+    FileRegion region = replica.read(0, 3 * BLOCK).region();
+    AtomicBoolean cut = new AtomicBoolean();
+    Thread truncator =
+        new Thread(
+            () -> {
+              try {
+                replica.truncate(3, BLOCK);
+                cut.set(true);
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
+    truncator.start();
+    truncator.join(300);
+    assertThat(cut).as("cut while the read is being sent").isFalse();
+    assertThat(replica.length()).isEqualTo(3 * BLOCK);
+    region.release(); // sent
+    truncator.join(5_000);
+    assertThat(cut).isTrue();
+    assertThat(replica.length()).isEqualTo(BLOCK);
+    assertConsistent(replica, dir);
+  }
+
   @Test
   void writeReopensAFinalizedReplica() throws IOException {
     byte[] bytes = randomBytes(random, BLOCK + 10);
