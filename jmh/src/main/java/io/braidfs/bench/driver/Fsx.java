@@ -122,7 +122,10 @@ final class Fsx {
     }
   }
 
-  /** How one seed's run ended. */
+  /**
+   * How one seed's run ended: {@code ops} is every operation of a passed run, and those before the
+   * failing one of a failed run (0 when that is unknown).
+   */
   record Outcome(
       int seed, boolean passed, long ops, long nanos, String failure, List<String> tail) {
     /** Operations per second over the process's life. */
@@ -223,7 +226,7 @@ final class Fsx {
     if (killed != null) {
       why.append(killed).append("; ");
     } else {
-      why.append("exit ").append(exit).append("; ");
+      why.append("exit ").append(exit).append(signal(exit)).append("; ");
     }
     int dump = -1;
     for (int i = 0; i < lines.size(); i++) {
@@ -236,10 +239,12 @@ final class Fsx {
     // the operation that found the error, and a panic (an I/O error) comes right after it.
     int last = dump >= 0 ? lines.size() : -1;
     String step = null;
+    long completed = 0;
     for (int i = lines.size() - 1; i > dump && step == null; i--) {
       Matcher m = STEP.matcher(text(lines.get(i)));
       if (LOGGED.matcher(lines.get(i)).matches() && m.matches()) {
         step = "operation " + m.group(1) + " (" + m.group(2).strip().replaceAll("\\s+", " ") + ")";
+        completed = Long.parseLong(m.group(1)) - 1;
         last = i;
       }
     }
@@ -256,7 +261,18 @@ final class Fsx {
     if (!errors.isEmpty()) {
       why.append(": ").append(String.join(" / ", errors));
     }
-    return new Outcome(seed, false, 0, nanos, why.toString(), List.copyOf(tail));
+    return new Outcome(seed, false, completed, nanos, why.toString(), List.copyOf(tail));
+  }
+
+  /** " (SIGBUS)" for an exit status of 128 + a signal's number, else "". */
+  static String signal(int exit) {
+    return switch (exit - 128) {
+      case 6 -> " (SIGABRT)";
+      case 7 -> " (SIGBUS: a mapped page could not be read or written)";
+      case 9 -> " (SIGKILL)";
+      case 11 -> " (SIGSEGV)";
+      default -> exit > 128 && exit < 160 ? " (signal " + (exit - 128) + ")" : "";
+    };
   }
 
   /** A line of fsx's log without its "[ERROR fsx] " prefix. */

@@ -4,9 +4,9 @@ import io.braidfs.bench.Throughputs;
 import io.braidfs.bench.ref.BindfsMount;
 import io.braidfs.bench.ref.BraidSystem;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,6 +36,10 @@ final class FsxExperiment implements Experiment {
   private static final String PER_PROCESS = "operations per second, each fsx process";
   private static final String TOGETHER = "operations per second, all seeds together";
   private static final String PER_SEED = "operations per second, by seed";
+  private static final String UP_TO_FAILURE = "operations per second up to the failure";
+
+  /** The lines of a failed seed's output kept in the results directory. */
+  private static final int KEPT_LINES = 1_000;
 
   /** Outcomes by system, then by seed, in the order run; kept for the pass/fail table. */
   private final Map<String, Map<Integer, Fsx.Outcome>> outcomes = new LinkedHashMap<>();
@@ -95,7 +99,8 @@ final class FsxExperiment implements Experiment {
             + " directory (FUSE alone). Each process's rate is its operations over its wall time"
             + " (start to exit, the file's creation included); \"all seeds together\" is every"
             + " operation of the batch over the batch's wall time. fsx checks every read against"
-            + " what it wrote, so a rate counts only for a seed that passed; a seed that fails on"
+            + " what it wrote, so the rates above count only seeds that passed (those of seeds"
+            + " that failed, up to their failure, have a table of their own); a seed that fails on"
             + " Braid fails the experiment (the driver exits 1). A batch still running after %d"
             + " min is killed and counts as failed.",
         version,
@@ -131,9 +136,14 @@ final class FsxExperiment implements Experiment {
     String row = String.format(Locale.ROOT, "%d seeds x %,d operations", seeds, ops);
     results.table(PER_PROCESS, Unit.OPS_PER_S);
     results.table(TOGETHER, Unit.OPS_PER_S);
+    results.table(UP_TO_FAILURE, Unit.OPS_PER_S);
     results.table(PER_SEED, Unit.OPS_PER_S);
     results.describe(PER_PROCESS, "median and range over the seeds that passed");
     results.describe(TOGETHER, "every operation of a batch over its wall time");
+    results.describe(
+        UP_TO_FAILURE,
+        "seeds that failed: the operations before the failing one over the time to the failure"
+            + " (median and range); a failed run's early part, not comparable to a whole run");
     for (int round = 0; round < rounds(run); round++) {
       List<Integer> batch = new ArrayList<>();
       for (int s = 1; s <= seeds; s++) {
@@ -162,6 +172,10 @@ final class FsxExperiment implements Experiment {
                 Unit.OPS_PER_S);
           } else {
             System.out.printf("  exp9 %s seed %d FAILED: %s%n", system, o.seed(), o.failure());
+            if (o.ops() > 0) {
+              results.record(
+                  UP_TO_FAILURE, row, Double.NaN, system, round, o.opsPerSecond(), Unit.OPS_PER_S);
+            }
             keepOutput(run, system, o.seed(), logs);
           }
         }
@@ -188,15 +202,21 @@ final class FsxExperiment implements Experiment {
     }
   }
 
-  /** Copies a failed seed's whole output into the results directory, beside the fragment. */
+  /** Keeps the end of a failed seed's output in the results directory, beside the fragment. */
   private static void keepOutput(Run run, String system, int seed, Path logs) throws IOException {
     Path from = logs.resolve("seed" + seed).resolve("output");
     if (Files.exists(from)) {
-      Files.copy(
-          from,
-          run.out().resolve("exp9-fsx-" + Results.slug(system) + "-seed" + seed + ".log"),
-          StandardCopyOption.REPLACE_EXISTING);
+      List<String> lines = Files.readAllLines(from, StandardCharsets.UTF_8);
+      Files.write(
+          run.out().resolve(outputName(system, seed)),
+          lines.subList(Math.max(0, lines.size() - KEPT_LINES), lines.size()),
+          StandardCharsets.UTF_8);
     }
+  }
+
+  /** The file in the results directory holding the end of a failed seed's output. */
+  private static String outputName(String system, int seed) {
+    return "exp9-fsx-" + Results.slug(system) + "-seed" + seed + "-output.txt";
   }
 
   /** The seeds that failed on {@code system}, with their first failing operations; or "". */
@@ -245,11 +265,15 @@ final class FsxExperiment implements Experiment {
               .append(seed)
               .append(" failed**: ")
               .append(o.failure())
-              .append(". fsx's last lines (the whole output: `exp9-fsx-")
-              .append(Results.slug(e.getKey()))
-              .append("-seed")
-              .append(seed)
-              .append(".log` in the results directory):\n\n```\n")
+              .append(". fsx's last lines (its last ")
+              .append(String.format(Locale.ROOT, "%,d", KEPT_LINES))
+              .append(" lines: [")
+              .append(outputName(e.getKey(), seed))
+              .append("](")
+              .append(Results.DIR)
+              .append('/')
+              .append(outputName(e.getKey(), seed))
+              .append(")):\n\n```\n")
               .append(String.join("\n", o.tail()))
               .append("\n```");
         }

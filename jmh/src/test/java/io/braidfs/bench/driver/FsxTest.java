@@ -45,6 +45,7 @@ class FsxTest {
             "exit 1; first failing operation 757 (MAPWRITE 0x2a13c6 => 0x2b0287 ( 0xeec1 bytes)"
                 + " EXTEND): Mapped non-zero data past EoF (0x2b0286) page offset 0x287 is 0xc2");
     assertThat(o.tail()).hasSize(8).endsWith(lines.get(7));
+    assertThat(o.ops()).as("operations before the failing one").isEqualTo(756);
   }
 
   @Test
@@ -66,6 +67,20 @@ class FsxTest {
                 + " bytes)): thread 'main' (10546) panicked at src/main.rs:1031:54:"
                 + " called `Result::unwrap()` on an `Err` value: Os { code: 5, kind: Uncategorized"
                 + " }");
+  }
+
+  @Test
+  void aSignalIsNamed() {
+    Fsx.Outcome o =
+        Fsx.outcome(
+            5, 3_000, 1L, 135, null, List.of("[INFO  fsx] 4398 mapread   0x2ae33 ..  0x3bcdd"));
+
+    assertThat(o.failure())
+        .isEqualTo(
+            "exit 135 (SIGBUS: a mapped page could not be read or written); first failing"
+                + " operation 4398 (mapread 0x2ae33 .. 0x3bcdd)");
+    assertThat(Fsx.signal(0)).isEmpty();
+    assertThat(Fsx.signal(101)).isEmpty();
   }
 
   @Test
