@@ -7,7 +7,10 @@
 #     neither uses nor changes the system's sshd; Debian's package may start that one on port 22);
 #   - Debian's redis source (redis_*.orig.tar.gz) into target/bench-src, the source tree that
 #     io.braidfs.bench.fuse.SourceBuild unpacks and builds for FuseBench and braid bench experiment 7
-#     (needs make and gcc).
+#     (needs make and gcc);
+#   - fsx, the Rust port from crates.io at the version .ci/run builds, for braid bench experiment 9:
+#     built with cargo into $BRAID_OUTSIDE_TOOLS (default ~/.cache/braid/outside-tools/bin, where
+#     .ci/run puts it and the driver looks first), unless one is there or on the PATH already.
 # Safe to run again: installed packages and a fetched tarball are left as they are.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -41,3 +44,14 @@ if ! ls redis_*.orig.tar.gz >/dev/null 2>&1; then
   apt-get $apt_opts source --download-only -q redis
 fi
 ls -l "$root"/target/bench-src/redis_*.orig.tar.gz
+
+tools="${BRAID_OUTSIDE_TOOLS:-$HOME/.cache/braid/outside-tools/bin}"
+if [ ! -x "$tools/fsx" ] && ! command -v fsx >/dev/null 2>&1; then
+  if ! command -v cargo >/dev/null 2>&1; then
+    echo "cargo is missing: braid bench experiment 9 needs fsx, built with it" \
+      "(rustup, or apt-get install cargo), then run this again" >&2
+    exit 1
+  fi
+  cargo install --quiet --locked --root "$(dirname "$tools")" fsx --version 0.3.2
+fi
+ls -l "$tools/fsx" 2>/dev/null || command -v fsx

@@ -6,10 +6,10 @@ package io.braidfs.bench.driver;
  * sample in {@link Results}.
  *
  * <p>Implementations keep two sizes: the full ones of BENCHMARKING.md and {@link Run#quick()} ones,
- * chosen so that all experiments together run in under 15 minutes on the 2-core benchmark machine.
+ * chosen so that all experiments together run in about 20 minutes on the 2-core benchmark machine.
  */
 public interface Experiment {
-  /** The experiment's number in BENCHMARKING.md, 1 to 8. */
+  /** The experiment's number: 1 to 8 in BENCHMARKING.md's order, 9 for the fsx soak runs. */
   int number();
 
   /** A short name for the command line and file names: lower case, words joined by '-'. */

@@ -2,7 +2,10 @@ package io.braidfs.bench.driver;
 
 import java.util.List;
 
-/** Every experiment {@code braid bench} knows, in BENCHMARKING.md's order. */
+/**
+ * Every experiment {@code braid bench} knows: BENCHMARKING.md's eight in its order, then the fsx
+ * soak runs of issue 24.
+ */
 final class Experiments {
   private Experiments() {}
 
@@ -15,6 +18,7 @@ final class Experiments {
         new StripeExperiment(),
         new WanExperiment(),
         new BuildExperiment(),
-        new RpcExperiment());
+        new RpcExperiment(),
+        new FsxExperiment());
   }
 }

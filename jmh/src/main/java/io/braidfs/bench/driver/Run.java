@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one {@code braid bench} invocation gives its experiments: the size (quick or full), the
@@ -28,6 +29,9 @@ public final class Run implements AutoCloseable {
   private final Path out;
   private final Map<String, AutoCloseable> shared = new LinkedHashMap<>();
   private final Deque<AutoCloseable> closeOrder = new ArrayDeque<>();
+  private @Nullable Path fsx;
+  private int fsxSeeds;
+  private long fsxOps;
 
   Run(boolean quick, int rounds, Path work, Path out) {
     this.quick = quick;
@@ -36,7 +40,32 @@ public final class Run implements AutoCloseable {
     this.out = out;
   }
 
-  /** True for the sizes that keep all experiments under 15 minutes. */
+  /**
+   * Sets what {@code --fsx}, {@code --fsx-seeds} and {@code --fsx-ops} gave (experiment 9); null or
+   * 0 for an option not given.
+   */
+  void fsxOptions(@Nullable Path program, int seeds, long ops) {
+    this.fsx = program;
+    this.fsxSeeds = seeds;
+    this.fsxOps = ops;
+  }
+
+  /** The fsx program given with {@code --fsx}, or null to look for it. */
+  public @Nullable Path fsx() {
+    return fsx;
+  }
+
+  /** fsx processes at once (seeds): {@code --fsx-seeds}, or the quick or full default. */
+  public int fsxSeeds(int quickDefault, int fullDefault) {
+    return fsxSeeds > 0 ? fsxSeeds : quick ? quickDefault : fullDefault;
+  }
+
+  /** fsx operations per seed: {@code --fsx-ops}, or the quick or full default. */
+  public long fsxOps(long quickDefault, long fullDefault) {
+    return fsxOps > 0 ? fsxOps : quick ? quickDefault : fullDefault;
+  }
+
+  /** True for the small sizes that keep all experiments together to about 20 minutes. */
   public boolean quick() {
     return quick;
   }

@@ -75,7 +75,7 @@ class BenchTest {
     int rc = bench("--work", dir.toString(), "9");
 
     assertThat(rc).isEqualTo(2);
-    assertThat(err.toString()).contains("no experiment '9': use 1-8, a name from --list, or all");
+    assertThat(err.toString()).contains("no experiment '9': use 1-3, a name from --list, or all");
     assertThat(one.runs + two.runs + broken.runs).isZero();
   }
 }
