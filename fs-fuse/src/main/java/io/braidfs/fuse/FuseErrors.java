@@ -3,6 +3,7 @@ package io.braidfs.fuse;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import java.io.FileNotFoundException;
+import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -15,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * The one place where a failure of a FUSE operation becomes an errno (HOUSE-STYLE "Error model"): a
  * {@link Status} carried by the client's exception maps through {@link Status#errno()}; the few JDK
  * exceptions the client may throw map to their POSIX meaning; anything else is EIO, logged once
- * with the operation and path (a client failure, never a crash of the mount).
+ * with the operation and path (a client failure, never a crash of the mount). {@link #call} runs an
+ * operation and answers that errno for what it throws.
  *
  * <p>Thread-safety: stateless.
  */
@@ -40,6 +42,26 @@ final class FuseErrors {
   static final int EOPNOTSUPP = 95;
 
   private FuseErrors() {}
+
+  /** The body of a FUSE operation. */
+  @FunctionalInterface
+  interface Operation {
+    /** Its answer to FUSE: 0, a count, or a negative errno it chose itself. */
+    int run() throws IOException;
+  }
+
+  /**
+   * Runs {@code body}, operation {@code op} on {@code path}: its answer, or the negative errno of
+   * the exception it threw ({@link #of}). Every operation of {@link BraidFuse} that may fail goes
+   * through here.
+   */
+  static int call(String op, String path, Operation body) {
+    try {
+      return body.run();
+    } catch (IOException | RuntimeException e) {
+      return of(op, path, e);
+    }
+  }
 
   /**
    * The negative errno FUSE expects for {@code e}, thrown by operation {@code op} on {@code path}.

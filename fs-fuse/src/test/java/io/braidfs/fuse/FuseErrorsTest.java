@@ -32,6 +32,29 @@ class FuseErrorsTest {
   }
 
   @Test
+  void callAnswersTheBodysResultOrTheErrnoOfWhatItThrew() {
+    assertThat(FuseErrors.call("read", "/p", () -> 4096)).isEqualTo(4096);
+    assertThat(FuseErrors.call("getxattr", "/p", () -> -FuseErrors.ENODATA))
+        .isEqualTo(-FuseErrors.ENODATA);
+    assertThat(
+            FuseErrors.call(
+                "write",
+                "/p",
+                () -> {
+                  throw StatusExceptions.toIOException(Status.LEASE_CONFLICT, "write /p");
+                }))
+        .isEqualTo(-Status.LEASE_CONFLICT.errno());
+    assertThat(
+            FuseErrors.call(
+                "open",
+                "/p",
+                () -> {
+                  throw new IllegalStateException("bug");
+                }))
+        .isEqualTo(-FuseErrors.EIO);
+  }
+
+  @Test
   void mountOptionsCarryTheDocumentedDefaults() {
     String[] args = MountOptions.defaults().withAllowOther(false).fuseArgs("braid");
     assertThat(args[0]).isEqualTo("-o");
