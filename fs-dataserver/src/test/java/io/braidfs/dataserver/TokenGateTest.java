@@ -7,10 +7,17 @@ import static io.braidfs.dataserver.DataClient.writeRequest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
 import io.braidfs.common.error.Status;
+import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.token.CapabilityToken;
 import io.braidfs.common.token.ClientId;
 import io.braidfs.dataserver.store.ChunkKey;
+import io.braidfs.proto.FinalizeChunkRequest;
+import io.braidfs.proto.GetChunkInfoRequest;
+import io.braidfs.proto.ReplicaState;
+import io.braidfs.proto.SyncChunkRequest;
+import io.braidfs.proto.TruncateChunkRequest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -171,6 +178,57 @@ class TokenGateTest {
                     other))
         .withMessageStartingWith(refusal(key, "MODE_DENIED"));
     assertThat(read(key, readOnly).bytes()).isEqualTo(randomBytes(1, 100));
+  }
+
+  @Test
+  void eachOperationAsksForItsMode() throws IOException {
+    ChunkKey key = new ChunkKey(212, 0);
+    write(key, mint.sign(token(212)));
+    ByteString readOnly = mint.sign(token(212).modes(CapabilityToken.READ));
+    ByteString writeOnly = mint.sign(token(212).modes(CapabilityToken.WRITE));
+    SyncChunkRequest sync =
+        SyncChunkRequest.newBuilder().setChunk(key.toProto()).setVersion(VERSION).build();
+    GetChunkInfoRequest info = GetChunkInfoRequest.newBuilder().setChunk(key.toProto()).build();
+    TruncateChunkRequest truncate =
+        TruncateChunkRequest.newBuilder()
+            .setChunk(key.toProto())
+            .setVersion(VERSION)
+            .setNewVersion(VERSION + 1)
+            .setLength(50)
+            .build();
+    FinalizeChunkRequest finalize =
+        FinalizeChunkRequest.newBuilder()
+            .setChunk(key.toProto())
+            .setVersion(VERSION)
+            .setLength(100)
+            .build();
+
+    assertFails(Status.INVALID_TOKEN, () -> call(RpcMethod.GET_CHUNK_INFO, info, writeOnly))
+        .withMessageStartingWith(refusal(key, "MODE_DENIED"));
+    // A replica being written is forced only by a writer; a finished one by a reader too.
+    assertFails(Status.INVALID_TOKEN, () -> call(RpcMethod.SYNC_CHUNK, sync, readOnly))
+        .withMessageStartingWith(refusal(key, "MODE_DENIED"));
+    assertFails(Status.INVALID_TOKEN, () -> call(RpcMethod.TRUNCATE_CHUNK, truncate, readOnly))
+        .withMessageStartingWith(refusal(key, "MODE_DENIED"));
+    assertFails(Status.INVALID_TOKEN, () -> call(RpcMethod.FINALIZE_CHUNK, finalize, readOnly))
+        .withMessageStartingWith(refusal(key, "MODE_DENIED"));
+    assertThat(server.replica(key).state()).isEqualTo(ReplicaState.REPLICA_STATE_WRITING);
+    assertThat(server.replica(key).version()).isEqualTo(VERSION);
+
+    call(RpcMethod.FINALIZE_CHUNK, finalize, writeOnly);
+    assertThat(call(RpcMethod.SYNC_CHUNK, sync, readOnly).getSyncedLength()).isEqualTo(100);
+    assertThat(call(RpcMethod.GET_CHUNK_INFO, info, readOnly).getState())
+        .isEqualTo(ReplicaState.REPLICA_STATE_FINALIZED);
+  }
+
+  /** {@code request} with {@code token} set, to the test's server. */
+  private static <Q extends Message, R extends Message> R call(
+      RpcMethod<Q, R> method, Q request, ByteString token) throws IOException {
+    Message.Builder b = request.toBuilder();
+    b.setField(b.getDescriptorForType().findFieldByName("token"), token);
+    @SuppressWarnings("unchecked")
+    Q withToken = (Q) b.build();
+    return client.call(server.address(), method, withToken);
   }
 
   @Test
