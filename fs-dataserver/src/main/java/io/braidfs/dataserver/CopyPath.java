@@ -50,14 +50,9 @@ final class CopyPath {
         call,
         key,
         () -> {
-          Replica old = ctx.store.get(key);
-          CapabilityToken token =
-              ctx.gate.check(
-                  call.caller(),
-                  key,
-                  req.getToken().toByteArray(),
-                  CapabilityToken.WRITE,
-                  old == null ? 0 : old.generation());
+          Admission.Grant grant =
+              ctx.admission.mayCreate(call.caller(), key, req.getToken(), CapabilityToken.WRITE);
+          Replica old = grant.replica();
           if (req.getSourcesCount() == 0) {
             throw StatusExceptions.toIOException(
                 Status.INVALID_ARGUMENT, ctx.id + ": copy of chunk " + key + " names no source");
@@ -68,11 +63,11 @@ final class CopyPath {
           }
           if (old != null) {
             if (old.version() > req.getVersion()) {
-              ctx.requireVersion(old, req.getVersion(), "copy");
+              ctx.admission.requireVersion(old, req.getVersion(), "copy");
             }
             ctx.store.delete(key, old.version()); // a stale replica, or an unfinished copy
           }
-          Replica r = ctx.store.create(key, req.getVersion(), token.fileGeneration());
+          Replica r = ctx.store.create(key, req.getVersion(), grant.token().fileGeneration());
           ctx.activeTransfers.incrementAndGet();
           new Run(call, r, 0).next(0);
         });

@@ -1,19 +1,16 @@
 package io.braidfs.dataserver;
 
-import io.braidfs.common.error.Status;
-import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.ServerCall;
 import io.braidfs.dataserver.store.ChunkKey;
 import io.braidfs.dataserver.store.ChunkStore;
-import io.braidfs.dataserver.store.Replica;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * What the data-path handlers share: the store, the token gate, the disk threads, the client used
- * to reach other data servers, and the transfer counter the heartbeat reports.
+ * What the data-path handlers share: the store, the token gate and the {@link Admission} check
+ * built on it, the disk threads, the client used to reach other data servers, and the transfer
+ * counter the heartbeat reports.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -21,6 +18,7 @@ final class DataContext {
   final String id;
   final ChunkStore store;
   final TokenGate gate;
+  final Admission admission;
   final ChunkWorkers workers;
   final RpcClient peers;
   final Duration peerTimeout;
@@ -38,6 +36,7 @@ final class DataContext {
     this.id = id;
     this.store = store;
     this.gate = gate;
+    this.admission = new Admission(id, store, gate);
     this.workers = workers;
     this.peers = peers;
     this.peerTimeout = peerTimeout;
@@ -66,33 +65,6 @@ final class DataContext {
             activeTransfers.decrementAndGet();
           }
         });
-  }
-
-  /** The replica of {@code key}, or NOT_FOUND naming it. */
-  Replica replica(ChunkKey key) throws IOException {
-    Replica r = store.get(key);
-    if (r == null) {
-      throw StatusExceptions.toIOException(
-          Status.NOT_FOUND, id + ": no replica of chunk " + key + " here");
-    }
-    return r;
-  }
-
-  /** STALE_VERSION unless the replica is at exactly {@code version}. */
-  void requireVersion(Replica r, long version, String op) throws IOException {
-    if (r.version() != version) {
-      throw StatusExceptions.toIOException(
-          Status.STALE_VERSION,
-          id
-              + ": "
-              + op
-              + " of chunk "
-              + r.key()
-              + " names version "
-              + version
-              + " but the replica is at "
-              + r.version());
-    }
   }
 
   /** Work on a disk thread. */

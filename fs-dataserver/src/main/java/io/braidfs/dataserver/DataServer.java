@@ -10,6 +10,7 @@ import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.dataserver.store.ChunkStore;
 import io.braidfs.dataserver.store.StoreSettings;
+import io.braidfs.proto.SigningKeys;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -55,6 +56,7 @@ public final class DataServer implements Service {
   private @Nullable RpcServer rpc;
   private @Nullable ScheduledExecutorService timer;
   private @Nullable MdsLink link;
+  private @Nullable TokenGate gate;
 
   /** A server configured by {@code config} ({@code braid.dataserver.*}); idle until started. */
   public DataServer(BraidConfig config, String id) {
@@ -110,21 +112,16 @@ public final class DataServer implements Service {
         RpcClient.builder(TokenGate.PEER_PREFIX + id).user("braid").options(options).build();
     peers = client;
     client.start();
-    TokenGate gate =
+    TokenGate g =
         new TokenGate(
             id,
             config.get(DataServerConfigKeys.TOKEN_CLOCK_SKEW),
             s::maxEpochSeen,
             System::currentTimeMillis);
+    gate = g;
     DataContext ctx =
         new DataContext(
-            id,
-            s,
-            gate,
-            w,
-            client,
-            options.callTimeout(),
-            options.maxPayloadBytes() - READ_WIDENING);
+            id, s, g, w, client, options.callTimeout(), options.maxPayloadBytes() - READ_WIDENING);
     WritePath writes = new WritePath(ctx);
     ReadPath reads = new ReadPath(ctx);
     CopyPath copies = new CopyPath(ctx);
@@ -213,6 +210,20 @@ public final class DataServer implements Service {
       throw new IllegalStateException(id + " is not running");
     }
     return r.boundAddress();
+  }
+
+  /**
+   * Installs the token signing keys, as the MDS's registration and heartbeat answers do. For this
+   * module's tests, which run a data server with no MDS to register with.
+   *
+   * @throws IllegalStateException if the server is not running
+   */
+  void updateSigningKeys(SigningKeys keys) {
+    TokenGate g = gate;
+    if (g == null) {
+      throw new IllegalStateException(id + " is not running");
+    }
+    g.updateKeys(keys);
   }
 
   /** The server id the MDS assigned (0 before the first registration). */

@@ -16,7 +16,6 @@ import io.braidfs.proto.OpenLocalReplicaRequest;
 import io.braidfs.proto.OpenLocalReplicaResponse;
 import io.braidfs.proto.ReadChunkRequest;
 import io.braidfs.proto.ReadChunkResponse;
-import java.io.IOException;
 
 /**
  * Reads: ReadChunk sends the requested range widened to whole 64 KiB blocks straight from the file
@@ -25,7 +24,7 @@ import java.io.IOException;
  * OpenLocalReplica tells a client on this host where a finalized replica's file is.
  *
  * <p>A replica newer than the version the reader names is served: a replaced replica keeps the
- * bytes the reader knew about. An older one is stale and refused.
+ * bytes the reader knew about. An older one is stale and refused ({@link Admission#reader}).
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -57,7 +56,8 @@ final class ReadPath {
                     + " exceeds the most one answer carries, "
                     + ctx.maxReadBytes);
           }
-          Replica r = admit(call, key, req.getToken().toByteArray(), req.getVersion(), "read");
+          Replica r =
+              ctx.admission.reader(call.caller(), key, req.getToken(), req.getVersion(), "read");
           ReadView view = r.read(req.getOffset(), req.getLength());
           ReadChunkResponse.Builder answer =
               ReadChunkResponse.newBuilder()
@@ -109,7 +109,8 @@ final class ReadPath {
                     + MAX_LOCAL_WINDOW);
           }
           Replica r =
-              admit(call, key, req.getToken().toByteArray(), req.getVersion(), "local read");
+              ctx.admission.reader(
+                  call.caller(), key, req.getToken(), req.getVersion(), "local read");
           Replica.LocalWindow w = r.localWindow(req.getOffset(), req.getLength());
           OpenLocalReplicaResponse.Builder answer =
               OpenLocalReplicaResponse.newBuilder()
@@ -131,13 +132,8 @@ final class ReadPath {
         call,
         key,
         () -> {
-          Replica r = ctx.replica(key);
-          ctx.gate.check(
-              call.caller(),
-              key,
-              req.getToken().toByteArray(),
-              CapabilityToken.READ,
-              r.generation());
+          Replica r =
+              ctx.admission.existing(call.caller(), key, req.getToken(), CapabilityToken.READ);
           call.reply(
               GetChunkInfoResponse.newBuilder()
                   .setVersion(r.version())
@@ -163,7 +159,9 @@ final class ReadPath {
                     + ": checksum piece size must be a positive multiple or divisor of 64 KiB: "
                     + piece);
           }
-          Replica r = admit(call, key, req.getToken().toByteArray(), req.getVersion(), "checksum");
+          Replica r =
+              ctx.admission.reader(
+                  call.caller(), key, req.getToken(), req.getVersion(), "checksum");
           long length = req.getLength() == 0 ? r.length() : req.getLength();
           int[] crcs = r.pieceCrcs(length, piece);
           ChecksumChunkResponse.Builder answer =
@@ -173,25 +171,5 @@ final class ReadPath {
           }
           call.reply(answer.build());
         });
-  }
-
-  private Replica admit(ServerCall<?, ?> call, ChunkKey key, byte[] token, long version, String op)
-      throws IOException {
-    Replica r = ctx.replica(key);
-    ctx.gate.check(call.caller(), key, token, CapabilityToken.READ, r.generation());
-    if (r.version() < version) {
-      throw StatusExceptions.toIOException(
-          Status.STALE_VERSION,
-          ctx.id
-              + ": "
-              + op
-              + " of chunk "
-              + key
-              + " wants version "
-              + version
-              + " but the replica is at "
-              + r.version());
-    }
-    return r;
   }
 }

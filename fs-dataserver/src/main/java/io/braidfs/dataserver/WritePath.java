@@ -72,14 +72,10 @@ final class WritePath {
       throws IOException {
     WriteChunkRequest req = call.request();
     int[] crcs = checkWrite(req, key, data);
-    Replica r = ctx.store.get(key);
-    CapabilityToken token =
-        ctx.gate.check(
-            call.caller(),
-            key,
-            req.getToken().toByteArray(),
-            CapabilityToken.WRITE,
-            r == null ? 0 : r.generation());
+    Admission.Grant grant =
+        ctx.admission.mayCreate(call.caller(), key, req.getToken(), CapabilityToken.WRITE);
+    CapabilityToken token = grant.token();
+    Replica r = grant.replica();
     Optional<ChecksumMismatch> bad = Checksums.verifyPieces(data, req.getOffset(), crcs);
     if (bad.isPresent()) {
       throw StatusExceptions.toIOException(
@@ -95,7 +91,7 @@ final class WritePath {
     if (r == null) {
       r = ctx.store.create(key, req.getVersion(), token.fileGeneration());
     } else {
-      ctx.requireVersion(r, req.getVersion(), "write");
+      ctx.admission.requireVersion(r, req.getVersion(), "write");
       r.raiseGeneration(token.fileGeneration());
     }
     CompletableFuture<Long> rest =
@@ -152,15 +148,14 @@ final class WritePath {
         call,
         key,
         () -> {
-          Replica r = ctx.replica(key);
-          // A finished replica may be forced by a reader: it changes no data (fsync(2) of a file
-          // opened read-only, or after a close that left the data in the page cache).
-          int mode =
-              r.state() == ReplicaState.REPLICA_STATE_FINALIZED
-                  ? CapabilityToken.READ
-                  : CapabilityToken.WRITE;
-          ctx.gate.check(call.caller(), key, req.getToken().toByteArray(), mode, r.generation());
-          ctx.requireVersion(r, req.getVersion(), "sync");
+          Replica r =
+              ctx.admission.atVersion(
+                  call.caller(),
+                  key,
+                  req.getToken(),
+                  WritePath::syncMode,
+                  req.getVersion(),
+                  "sync");
           CompletableFuture<Long> rest =
               forward(
                   req.getDownstreamList(),
@@ -186,7 +181,14 @@ final class WritePath {
         call,
         key,
         () -> {
-          Replica r = admit(call.caller(), key, req.getToken().toByteArray(), req.getVersion());
+          Replica r =
+              ctx.admission.atVersion(
+                  call.caller(),
+                  key,
+                  req.getToken(),
+                  CapabilityToken.WRITE,
+                  req.getVersion(),
+                  "request");
           CompletableFuture<Long> rest =
               forward(
                   req.getDownstreamList(),
@@ -214,19 +216,14 @@ final class WritePath {
         call,
         key,
         () -> {
-          Replica r = ctx.replica(key);
-          ctx.gate.check(
-              call.caller(),
-              key,
-              req.getToken().toByteArray(),
-              CapabilityToken.WRITE,
-              r.generation());
+          Replica r =
+              ctx.admission.existing(call.caller(), key, req.getToken(), CapabilityToken.WRITE);
           if (req.getNewVersion() < req.getVersion()) {
             throw invalid(ctx.id + ": truncate of chunk " + key + " to an older version");
           }
           boolean done = r.version() == req.getNewVersion() && r.length() == req.getLength();
           if (!done) {
-            ctx.requireVersion(r, req.getVersion(), "truncate");
+            ctx.admission.requireVersion(r, req.getVersion(), "truncate");
             r.truncate(req.getNewVersion(), req.getLength());
           }
           call.reply(
@@ -237,13 +234,15 @@ final class WritePath {
         });
   }
 
-  private Replica admit(
-      io.braidfs.common.rpc.CallerContext caller, ChunkKey key, byte[] token, long version)
-      throws IOException {
-    Replica r = ctx.replica(key);
-    ctx.gate.check(caller, key, token, CapabilityToken.WRITE, r.generation());
-    ctx.requireVersion(r, version, "request");
-    return r;
+  /**
+   * The mode a SyncChunk needs: a finished replica may be forced by a reader, as that changes no
+   * data (fsync(2) of a file opened read-only, or after a close that left the data in the page
+   * cache).
+   */
+  private static int syncMode(Replica r) {
+    return r.state() == ReplicaState.REPLICA_STATE_FINALIZED
+        ? CapabilityToken.READ
+        : CapabilityToken.WRITE;
   }
 
   /**
