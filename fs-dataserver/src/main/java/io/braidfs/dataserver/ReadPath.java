@@ -45,7 +45,7 @@ final class ReadPath {
         call,
         key,
         () -> {
-          if (req.getLength() > ctx.maxReadBytes) {
+          if (Integer.toUnsignedLong(req.getLength()) > ctx.maxReadBytes) {
             throw StatusExceptions.toIOException(
                 Status.INVALID_ARGUMENT,
                 ctx.id
