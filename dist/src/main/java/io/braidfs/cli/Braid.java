@@ -15,7 +15,8 @@ import picocli.CommandLine.Spec;
  *
  * <p>Each subcommand is a class of this package registered below: {@code braid mds}, {@code braid
  * dataserver}, {@code braid local} (a whole cluster in one process), {@code braid fs} (file tools),
- * {@code braid mount} and {@code braid bench} (the benchmark driver of module jmh). Servers run in
+ * {@code braid mount}. ({@code braid bench}, the benchmark driver of module bench, is not one: the
+ * checkout's {@code ./braid} runs it from bench's jar, outside the release tarball.) Servers run in
  * the foreground until {@link #stopSignal()} fires, which {@link #main} wires to SIGTERM and Ctrl-C
  * through its shutdown hook; tests fire it themselves. File tools check it between buffers of a
  * long copy, so Ctrl-C stops those too.

@@ -1,5 +1,5 @@
 /**
- * The {@code braid} command: servers, the local cluster, file-system tools and benchmarks. {@link
+ * The {@code braid} command: servers, the local cluster and file-system tools. {@link
  * io.braidfs.cli.Braid} is the main class and lists the subcommands; {@link
  * io.braidfs.cli.ConfigOptions} gives every command the same {@code --conf} and {@code -D} options,
  * and {@link io.braidfs.cli.Foreground} runs a server until it is asked to stop. {@code braid

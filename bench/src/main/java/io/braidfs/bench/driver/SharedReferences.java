@@ -84,7 +84,7 @@ final class SharedReferences {
     if (bindfs != null) {
       systems.add(new NioFsClient(BINDFS_NAME, bindfs.mount().resolve(root)));
     } else {
-      results.note("bindfs is not installed (`jmh/bench-setup.sh` installs it): left out.");
+      results.note("bindfs is not installed (`bench/bench-setup.sh` installs it): left out.");
     }
     for (FsClient s : systems) {
       s.mkdirs("");

@@ -39,8 +39,8 @@ import java.util.Random;
  *   <li>TCP: a plain blocking socket on loopback streaming the same bytes in 1 MiB writes.
  * </ul>
  *
- * Run: {@code java -cp jmh/target/benchmarks.jar io.braidfs.bench.data.DataPathThroughput
- * [--size-mib 2048] [--rounds 3] [--warmup-rounds 1] [--read-mib 8] [--read-transfer-kib 8192]
+ * Run: {@code java -cp bench/target/bench.jar io.braidfs.bench.data.DataPathThroughput [--size-mib
+ * 2048] [--rounds 3] [--warmup-rounds 1] [--read-mib 8] [--read-transfer-kib 8192]
  * [--read-in-flight 32] [--dir /tmp/bench]}. Warm-up rounds of the full size run every system
  * first, unrecorded (JIT compilation, connections). Prints one line per measurement and the medians
  * with ratios.

@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
     description = {
       "Runs the benchmark experiments of BENCHMARKING.md side by side with their references"
           + " (local disk, raw TCP, bindfs, HDFS, sshfs) and reports medians, ranges and ratios.",
-      "Run as root on Debian after jmh/bench-setup.sh, which installs the references."
+      "Run as root on Debian after bench/bench-setup.sh, which installs the references."
     })
 public final class Bench implements Callable<Integer> {
   @Parameters(
@@ -108,7 +108,7 @@ public final class Bench implements Callable<Integer> {
     this.known = known;
   }
 
-  /** Runs {@code braid bench} on its own (java -cp benchmarks.jar io.braidfs.bench...Bench). */
+  /** Runs {@code braid bench} on its own (java -jar bench/target/bench.jar). */
   public static void main(String[] args) {
     System.exit(new CommandLine(new Bench()).execute(args));
   }
@@ -237,7 +237,7 @@ public final class Bench implements Callable<Integer> {
         + "Everything below this heading, up to the end marker, is written by the benchmark"
         + " driver. Each experiment opens with the command of its last run, which reproduces its"
         + " figures and rewrites only its own part of this section (as root, after"
-        + " `jmh/bench-setup.sh`, which installs the references, and with `--docs"
+        + " `bench/bench-setup.sh`, which installs the references, and with `--docs"
         + " docs/benchmarks.md`). One command runs them all at the quick sizes:\n\n"
         + "```\n./braid bench all --quick --docs docs/benchmarks.md\n```\n\n"
         + "Machine: "

@@ -39,7 +39,7 @@ public final class SourceBuild {
   }
 
   /**
-   * The redis source tarball that jmh/bench-setup.sh fetches into {@code where}.
+   * The redis source tarball that bench/bench-setup.sh fetches into {@code where}.
    *
    * @throws IOException if there is none
    */
@@ -54,7 +54,7 @@ public final class SourceBuild {
     throw new IOException(
         "no source tarball in "
             + where.toAbsolutePath()
-            + ": run jmh/bench-setup.sh (it fetches Debian's redis source) or pass --tarball");
+            + ": run bench/bench-setup.sh (it fetches Debian's redis source) or pass --tarball");
   }
 
   public Path tarball() {

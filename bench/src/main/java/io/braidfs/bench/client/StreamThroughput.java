@@ -22,7 +22,7 @@ import java.util.Random;
  * <p>The cluster is a MiniCluster in this JVM: one MDS and four data servers over loopback, their
  * directories on the same disk; layout 1 MiB stripe units, width 4, 64 MiB chunks, replication 1.
  *
- * <p>Run: {@code java -Xmx4g -cp jmh/target/benchmarks.jar io.braidfs.bench.client.StreamThroughput
+ * <p>Run: {@code java -Xmx4g -cp bench/target/bench.jar io.braidfs.bench.client.StreamThroughput
  * [--size-mib 1024] [--rounds 3] [--dir /tmp/bench]}. A warm-up round of an eighth of the size runs
  * first, unrecorded. Prints every measurement, then medians with spread and ratios.
  */

@@ -23,12 +23,12 @@ import org.jspecify.annotations.Nullable;
  * lines).
  *
  * <p>The configuration is fs-fuse's {@code outside/fsx.toml}, the file OutsideSuitesTest runs in
- * CI, carried into benchmarks.jar by jmh's build as {@value #CONFIG} (see jmh/pom.xml).
+ * CI, carried into bench.jar by bench's build as {@value #CONFIG} (see bench/pom.xml).
  *
  * <p>Thread-safety: immutable; {@link #run} may be called from one thread at a time per directory.
  */
 final class Fsx {
-  /** The version .ci/run and jmh/bench-setup.sh install. */
+  /** The version .ci/run and bench/bench-setup.sh install. */
   static final String VERSION = "0.3.2";
 
   /** The classpath resource holding fs-fuse's fsx.toml. */
@@ -36,7 +36,7 @@ final class Fsx {
 
   /** How to install fsx, for messages. */
   static final String INSTALL =
-      "jmh/bench-setup.sh installs it: cargo install --locked --root"
+      "bench/bench-setup.sh installs it: cargo install --locked --root"
           + " ~/.cache/braid/outside-tools fsx --version "
           + VERSION;
 
@@ -57,7 +57,7 @@ final class Fsx {
   /**
    * The fsx program: {@code option} when given, else the first executable {@code fsx} in {@code
    * $BRAID_OUTSIDE_TOOLS}, {@code ~/.cache/braid/outside-tools/bin} (where .ci/run and
-   * jmh/bench-setup.sh install it) and the PATH.
+   * bench/bench-setup.sh install it) and the PATH.
    *
    * @throws IOException if there is none, naming how to install it
    */
@@ -86,11 +86,11 @@ final class Fsx {
             + INSTALL);
   }
 
-  /** The configuration's text, as carried in benchmarks.jar. */
+  /** The configuration's text, as carried in bench.jar. */
   static String configText() throws IOException {
     try (InputStream in = Fsx.class.getResourceAsStream(CONFIG)) {
       if (in == null) {
-        throw new IOException("no " + CONFIG + " in the classpath (jmh/pom.xml copies it)");
+        throw new IOException("no " + CONFIG + " in the classpath (bench/pom.xml copies it)");
       }
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
@@ -101,7 +101,7 @@ final class Fsx {
     Path p = dir.resolve("fsx.toml");
     try (InputStream in = Fsx.class.getResourceAsStream(CONFIG)) {
       if (in == null) {
-        throw new IOException("no " + CONFIG + " in the classpath (jmh/pom.xml copies it)");
+        throw new IOException("no " + CONFIG + " in the classpath (bench/pom.xml copies it)");
       }
       Files.copy(in, p, StandardCopyOption.REPLACE_EXISTING);
     }

@@ -51,7 +51,7 @@ final class BuildExperiment implements Experiment {
   public String description(Run run) {
     return String.format(
         Locale.ROOT,
-        "Debian's redis source (`%s`, from jmh/bench-setup.sh) unpacked with `tar xzf` and built"
+        "Debian's redis source (`%s`, from bench/bench-setup.sh) unpacked with `tar xzf` and built"
             + " with `%s`%s, in a fresh directory of each system per round: the Braid FUSE mount"
             + " (a MiniCluster in the driver's JVM, 1 MDS and 3 data servers on the work disk,"
             + " replication 1, stripe width 3, default mount options), the local disk (ext4),"
@@ -86,7 +86,7 @@ final class BuildExperiment implements Experiment {
     }
   }
 
-  /** Where jmh/bench-setup.sh leaves the tarball, from the repository's top directory. */
+  /** Where bench/bench-setup.sh leaves the tarball, from the repository's top directory. */
   private static Path tarballDir() {
     return Path.of("target", "bench-src");
   }
@@ -99,11 +99,11 @@ final class BuildExperiment implements Experiment {
     if (Run.installed("sshfs")) {
       sshd = run.shared("sshd", () -> Sshd.start(run.scratch("sshd")));
     } else {
-      results.note("sshfs is not installed (jmh/bench-setup.sh installs it): left out.");
+      results.note("sshfs is not installed (bench/bench-setup.sh installs it): left out.");
     }
     BindfsMount bind = SharedReferences.bindfs(run);
     if (bind == null) {
-      results.note("bindfs is not installed (jmh/bench-setup.sh installs it): left out.");
+      results.note("bindfs is not installed (bench/bench-setup.sh installs it): left out.");
     }
     BraidSystem braid = SharedReferences.braid(run);
     Path local = Files.createDirectories(dir.resolve("local"));

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * bindfs, Debian's FUSE passthrough, mounted over a directory of the disk under test: the cost of
- * FUSE itself with no network (BENCHMARKING.md). Installed by {@code jmh/bench-setup.sh}.
+ * FUSE itself with no network (BENCHMARKING.md). Installed by {@code bench/bench-setup.sh}.
  *
  * <p>Thread-safety: immutable once mounted; close from one thread.
  */

@@ -47,7 +47,7 @@ public final class Sshd implements AutoCloseable {
    */
   public static Sshd start(Path dir) throws IOException, InterruptedException {
     if (!Files.isExecutable(SSHD)) {
-      throw new IOException(SSHD + " is missing: install openssh-server (jmh/bench-setup.sh)");
+      throw new IOException(SSHD + " is missing: install openssh-server (bench/bench-setup.sh)");
     }
     Files.createDirectories(dir);
     Path hostKey = dir.resolve("host_ed25519");

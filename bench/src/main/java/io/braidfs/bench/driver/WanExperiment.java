@@ -152,7 +152,7 @@ final class WanExperiment implements Experiment {
     if (Run.installed("sshfs")) {
       sshd = run.shared("sshd", () -> Sshd.start(run.scratch("sshd")));
     } else {
-      results.note("sshfs is not installed (jmh/bench-setup.sh installs it): left out.");
+      results.note("sshfs is not installed (bench/bench-setup.sh installs it): left out.");
     }
     try (LinkEmulator link = new LinkEmulator(ONE_WAY, RATE);
         TcpSource tcp = TcpSource.start();

@@ -86,7 +86,7 @@ final class FsxExperiment implements Experiment {
     return String.format(
         Locale.ROOT,
         "`%s` (the Rust port of fsx from crates.io, crate `fsx`, built as .ci/run and"
-            + " jmh/bench-setup.sh build it) with the configuration CI gates the mount with"
+            + " bench/bench-setup.sh build it) with the configuration CI gates the mount with"
             + " (fs-fuse's `outside/fsx.toml`, below) and `-v` (a line per operation, so that a"
             + " failure names its operation): %d seeds at once, one fsx process and one file"
             + " each, %,d operations per seed, on each system in turn with the same seeds (seeds"
@@ -121,7 +121,7 @@ final class FsxExperiment implements Experiment {
     Fsx fsx = new Fsx(program, Fsx.writeConfig(dir));
     BindfsMount bind = SharedReferences.bindfs(run);
     if (bind == null) {
-      results.note("bindfs is not installed (`jmh/bench-setup.sh` installs it): left out.");
+      results.note("bindfs is not installed (`bench/bench-setup.sh` installs it): left out.");
     }
     BraidSystem braid = SharedReferences.braid(run);
     Map<String, Path> systems = new LinkedHashMap<>();

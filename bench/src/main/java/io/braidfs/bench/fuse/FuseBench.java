@@ -35,10 +35,10 @@ import java.util.concurrent.TimeUnit;
  * systems alternate in every round; each measurement's median, range and ratios to the references
  * are printed as Markdown rows and every sample goes to {@code fuse.csv} in the output directory.
  *
- * <p>Run (after {@code jmh/bench-setup.sh}, which installs bindfs and fetches the source tarball):
- * {@code java -cp jmh/target/benchmarks.jar io.braidfs.bench.fuse.FuseBench [--size-mib 1024]
- * [--rounds 3] [--build-rounds 3] [--tarball FILE] [--build "make -j2 MALLOC=libc"] [--dir DIR]
- * [--out DIR]}.
+ * <p>Run (after {@code bench/bench-setup.sh}, which installs bindfs and fetches the source
+ * tarball): {@code java -cp bench/target/bench.jar io.braidfs.bench.fuse.FuseBench [--size-mib
+ * 1024] [--rounds 3] [--build-rounds 3] [--tarball FILE] [--build "make -j2 MALLOC=libc"] [--dir
+ * DIR] [--out DIR]}.
  */
 public final class FuseBench {
   private static final String LOCAL = "local disk";
@@ -99,7 +99,7 @@ public final class FuseBench {
     Files.createDirectories(out);
     boolean bindfs = BindfsMount.installed();
     if (!bindfs) {
-      System.out.println("bindfs is not installed (jmh/bench-setup.sh installs it): left out");
+      System.out.println("bindfs is not installed (bench/bench-setup.sh installs it): left out");
     }
     if (!root) {
       System.out.println("not root: the page cache is not dropped, reads come from memory");
