@@ -1,7 +1,7 @@
 package io.braidfs.client;
 
 import com.google.protobuf.ByteString;
-import io.braidfs.client.data.StripedWriter;
+import io.braidfs.client.internal.data.StripedWriter;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.proto.Attributes;
 import io.netty.buffer.Unpooled;

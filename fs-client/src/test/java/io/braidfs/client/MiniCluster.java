@@ -1,12 +1,11 @@
 package io.braidfs.client;
 
-import io.braidfs.client.data.ChunkService;
-import io.braidfs.client.data.DataPathOptions;
-import io.braidfs.client.data.LocalReplicas;
-import io.braidfs.client.data.ReplicaHealth;
-import io.braidfs.client.data.StripedReader;
-import io.braidfs.client.data.StripedWriter;
-import io.braidfs.client.data.WriteTarget;
+import io.braidfs.client.internal.data.ChunkService;
+import io.braidfs.client.internal.data.LocalReplicas;
+import io.braidfs.client.internal.data.ReplicaHealth;
+import io.braidfs.client.internal.data.StripedReader;
+import io.braidfs.client.internal.data.StripedWriter;
+import io.braidfs.client.internal.data.WriteTarget;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.rpc.HostPort;

@@ -1,4 +1,4 @@
-package io.braidfs.client.data;
+package io.braidfs.client.internal.data;
 
 import com.google.protobuf.ByteString;
 import io.braidfs.common.layout.Layout;

@@ -1,4 +1,4 @@
-package io.braidfs.client.data;
+package io.braidfs.client.internal.data;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -58,7 +58,7 @@ public final class LocalReplicas implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LocalReplicas.class);
 
   /** Bytes of a replica one ask covers: 1,024 CRCs; a 64 MiB chunk is one window. */
-  static final int WINDOW = 64 << 20;
+  public static final int WINDOW = 64 << 20;
 
   /** Windows kept open: open files of the client, each closed when evicted. */
   private static final int MAX_OPEN = 256;

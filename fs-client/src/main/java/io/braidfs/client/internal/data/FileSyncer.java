@@ -1,5 +1,6 @@
-package io.braidfs.client.data;
+package io.braidfs.client.internal.data;
 
+import io.braidfs.client.DataPathOptions;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.layout.Layout;

@@ -1,6 +1,7 @@
-package io.braidfs.client;
+package io.braidfs.client.internal.data;
 
-import io.braidfs.client.data.StripedReader;
+import io.braidfs.client.ClientOptions;
+import io.braidfs.client.StreamStats;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -23,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safety: not thread-safe; its stream serialises calls. Completions of block fetches (on
  * event loops) only set volatile fields of their block.
  */
-final class ReadAhead {
+public final class ReadAhead {
   /** How many recent block arrivals a delivery-rate sample spans. */
   private static final int RATE_SPAN = 8;
 
@@ -50,7 +51,8 @@ final class ReadAhead {
   private long wasted;
   private long stalls;
 
-  ReadAhead(StripedReader reader, PrefetchBudget budget, ClientOptions options, int stripeUnit) {
+  public ReadAhead(
+      StripedReader reader, PrefetchBudget budget, ClientOptions options, int stripeUnit) {
     this.reader = reader;
     this.budget = budget;
     this.configuredEnabled = options.prefetch();
@@ -63,7 +65,7 @@ final class ReadAhead {
         Math.min(options.prefetchBlock(), Math.min(stripeUnit, options.data().maxTransfer()));
   }
 
-  StreamStats stats() {
+  public StreamStats stats() {
     return new StreamStats(asked, fetched, wasted, window, stalls);
   }
 
@@ -73,7 +75,7 @@ final class ReadAhead {
    *
    * @return the bytes read, at least 1; or -1 if the MDS now says the file ends before {@code pos}
    */
-  int read(long pos, ByteBuf dst, int n, long fileLength) throws IOException {
+  public int read(long pos, ByteBuf dst, int n, long fileLength) throws IOException {
     int copied = enabled ? fromWindow(pos, dst, n, fileLength) : 0;
     if (copied == 0) {
       copied = direct(pos, dst, n);
@@ -132,7 +134,7 @@ final class ReadAhead {
   }
 
   /** The block's bytes, waiting for them if needed; null if the fetch failed. */
-  private ByteBuf await(Block b) throws IOException {
+  private @Nullable ByteBuf await(Block b) throws IOException {
     if (!b.data.isDone()) {
       stalls++;
     }
@@ -254,7 +256,7 @@ final class ReadAhead {
    * Replaces the configured window: null restores it, 0 turns read-ahead off, a positive value
    * fixes the window. The current window is dropped so the next read starts under the new rule.
    */
-  void override(@Nullable Long bytes) {
+  public void override(@Nullable Long bytes) {
     close();
     if (bytes == null) {
       enabled = configuredEnabled;
@@ -266,7 +268,7 @@ final class ReadAhead {
   }
 
   /** Drops the window; later reads start afresh. */
-  void close() {
+  public void close() {
     dropAll();
     window = 0;
     lastEnd = -1;
@@ -277,7 +279,10 @@ final class ReadAhead {
     final long offset;
     final int length;
     final long issued;
+
+    @SuppressWarnings("NullAway.Init") // set right after construction, before any use
     CompletableFuture<ByteBuf> data;
+
     volatile long arrived;
     int consumed;
 

@@ -1,6 +1,7 @@
-package io.braidfs.client.data;
+package io.braidfs.client.internal.data;
 
 import com.google.protobuf.ByteString;
+import io.braidfs.client.DataPathOptions;
 import io.braidfs.common.checksum.Checksums;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
@@ -70,7 +71,8 @@ public final class FileChecksummer {
     this(rpc, mds, health, options, MAX_IN_FLIGHT);
   }
 
-  FileChecksummer(
+  /** With at most {@code maxInFlight} chunk asks at once (tests use 1 to order them). */
+  public FileChecksummer(
       RpcClient rpc,
       ChunkService mds,
       ReplicaHealth health,
@@ -114,7 +116,7 @@ public final class FileChecksummer {
   }
 
   /** The piece size to ask chunks of this layout for; always one the data servers accept. */
-  static int pieceSize(Layout layout) {
+  public static int pieceSize(Layout layout) {
     if (layout.stripeWidth() == 1 && layout.chunkSize() >= Checksums.BLOCK_SIZE) {
       long piece = Math.min(layout.chunkSize(), MAX_CONTIGUOUS_PIECE);
       return (int) (piece / Checksums.BLOCK_SIZE * Checksums.BLOCK_SIZE);

@@ -1,4 +1,4 @@
-package io.braidfs.client.data;
+package io.braidfs.client.internal.data;
 
 import io.braidfs.proto.ReplicaLocation;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
-package io.braidfs.client.data;
+package io.braidfs.client.internal.data;
 
 import com.google.protobuf.ByteString;
+import io.braidfs.client.DataPathOptions;
 import io.braidfs.common.checksum.Checksums;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
@@ -625,7 +626,7 @@ public final class StripedWriter implements AutoCloseable {
   }
 
   /** The state the MDS would be told at commit, for tests and diagnostics. */
-  List<ChunkState> chunkStates() {
+  public List<ChunkState> chunkStates() {
     return chunks.values().stream().map(ChunkOut::state).toList();
   }
 }

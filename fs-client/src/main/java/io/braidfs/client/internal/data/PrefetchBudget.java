@@ -1,4 +1,4 @@
-package io.braidfs.client;
+package io.braidfs.client.internal.data;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -14,7 +14,7 @@ public final class PrefetchBudget {
   private final AtomicLong used = new AtomicLong();
   private final AtomicLong peak = new AtomicLong();
 
-  PrefetchBudget(long limit) {
+  public PrefetchBudget(long limit) {
     this.limit = limit;
   }
 

@@ -1,6 +1,7 @@
-package io.braidfs.client.data;
+package io.braidfs.client.internal.data;
 
 import com.google.protobuf.ByteString;
+import io.braidfs.client.DataPathOptions;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.HostPort;

@@ -1,4 +1,4 @@
-package io.braidfs.client.data;
+package io.braidfs.client;
 
 import java.time.Duration;
 
