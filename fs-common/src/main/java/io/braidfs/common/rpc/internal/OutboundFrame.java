@@ -1,4 +1,4 @@
-package io.braidfs.common.rpc;
+package io.braidfs.common.rpc.internal;
 
 import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
@@ -129,7 +129,7 @@ public final class OutboundFrame {
    * The bytes a payload will send, or -1 if it is neither a {@link ByteBuf} nor a {@link
    * FileRegion}. The one place payload types are told apart.
    */
-  static long lengthOf(Object payload) {
+  public static long lengthOf(Object payload) {
     if (payload instanceof ByteBuf b) {
       return b.readableBytes();
     }

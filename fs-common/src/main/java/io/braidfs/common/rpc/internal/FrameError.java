@@ -1,4 +1,4 @@
-package io.braidfs.common.rpc;
+package io.braidfs.common.rpc.internal;
 
 import io.braidfs.common.error.Status;
 

@@ -1,4 +1,4 @@
-package io.braidfs.common.rpc;
+package io.braidfs.common.rpc.internal;
 
 /**
  * The fixed 28-byte, big-endian header that starts every frame (docs/protocol.md):

@@ -1,4 +1,4 @@
-package io.braidfs.common.rpc;
+package io.braidfs.common.rpc.internal;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: {@link #write} may be called from any thread; draining happens on the event
  * loop only.
  */
-final class OutboundQueue<T> implements Runnable {
+public final class OutboundQueue<T> implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(OutboundQueue.class);
 
   private final Channel channel;
@@ -43,14 +43,14 @@ final class OutboundQueue<T> implements Runnable {
    *     the message to write, or null to skip the item (which it then owns)
    * @param onDrop called for each item that will never be written; must release it
    */
-  OutboundQueue(Channel channel, UnaryOperator<Object> beforeWrite, Consumer<T> onDrop) {
+  public OutboundQueue(Channel channel, UnaryOperator<Object> beforeWrite, Consumer<T> onDrop) {
     this.channel = channel;
     this.beforeWrite = beforeWrite;
     this.onDrop = onDrop;
   }
 
   /** Queues an item (taking ownership) and makes sure a drain is scheduled. */
-  void write(T item) {
+  public void write(T item) {
     queue.add(item);
     if (!scheduled.get() && scheduled.compareAndSet(false, true)) {
       schedule();
@@ -61,13 +61,13 @@ final class OutboundQueue<T> implements Runnable {
    * Queues a last item, then closes the channel once everything queued before it and it itself have
    * been sent.
    */
-  void writeAndClose(T item) {
+  public void writeAndClose(T item) {
     closeAfterDrain = true;
     write(item);
   }
 
   /** Closes the channel once everything queued so far has been sent. */
-  void closeWhenDrained() {
+  public void closeWhenDrained() {
     closeAfterDrain = true;
     if (scheduled.compareAndSet(false, true)) {
       schedule();
@@ -75,7 +75,7 @@ final class OutboundQueue<T> implements Runnable {
   }
 
   /** Allows writing, and writes what was queued before. */
-  void open() {
+  public void open() {
     open = true;
     if (scheduled.compareAndSet(false, true)) {
       schedule();
@@ -160,7 +160,7 @@ final class OutboundQueue<T> implements Runnable {
   }
 
   /** Hands every queued item to the drop callback. */
-  void dropAll() {
+  public void dropAll() {
     T item;
     while ((item = queue.poll()) != null) {
       onDrop.accept(item);

@@ -1,4 +1,4 @@
-package io.braidfs.common.rpc;
+package io.braidfs.common.rpc.internal;
 
 import com.google.protobuf.CodedOutputStream;
 import io.netty.buffer.ByteBuf;
