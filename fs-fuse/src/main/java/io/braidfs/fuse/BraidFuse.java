@@ -1,6 +1,7 @@
 package io.braidfs.fuse;
 
 import com.kenai.jffi.MemoryIO;
+import io.braidfs.client.AttrChange;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidInputStream;
 import io.braidfs.client.BraidOutputStream;
@@ -8,13 +9,11 @@ import io.braidfs.client.CreateOptions;
 import io.braidfs.client.DirectoryEntry;
 import io.braidfs.client.DirectoryPage;
 import io.braidfs.client.FileAttributes;
+import io.braidfs.client.FileSystemStats;
+import io.braidfs.client.FileType;
+import io.braidfs.client.XattrSetMode;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
-import io.braidfs.proto.Attributes;
-import io.braidfs.proto.FileType;
-import io.braidfs.proto.SetAttrRequest;
-import io.braidfs.proto.StatFsResponse;
-import io.braidfs.proto.XattrSetMode;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -269,13 +268,13 @@ public final class BraidFuse extends FuseStubFS {
   /** The {@code S_IF*} bits of a type; an unknown type shows as a regular file. */
   private static int typeBits(FileType type) {
     return switch (type) {
-      case FILE_TYPE_DIRECTORY -> FileStat.S_IFDIR;
-      case FILE_TYPE_SYMLINK -> FileStat.S_IFLNK;
-      case FILE_TYPE_FIFO -> FileStat.S_IFIFO;
-      case FILE_TYPE_CHARACTER_DEVICE -> FileStat.S_IFCHR;
-      case FILE_TYPE_BLOCK_DEVICE -> FileStat.S_IFBLK;
-      case FILE_TYPE_SOCKET -> FileStat.S_IFSOCK;
-      case FILE_TYPE_REGULAR, FILE_TYPE_UNSPECIFIED, UNRECOGNIZED -> FileStat.S_IFREG;
+      case DIRECTORY -> FileStat.S_IFDIR;
+      case SYMLINK -> FileStat.S_IFLNK;
+      case FIFO -> FileStat.S_IFIFO;
+      case CHARACTER_DEVICE -> FileStat.S_IFCHR;
+      case BLOCK_DEVICE -> FileStat.S_IFBLK;
+      case SOCKET -> FileStat.S_IFSOCK;
+      case REGULAR, UNKNOWN -> FileStat.S_IFREG;
     };
   }
 
@@ -322,8 +321,8 @@ public final class BraidFuse extends FuseStubFS {
         synchronized (w) {
           FileAttributes k = w.known(attrTimeoutNanos);
           if (k != null && (callerUid() == 0 || k.user().equals(c.user()))) {
-            FileAttributes after = changedAttributes(k, b -> b.setMode(m));
-            w.changeBehind(after, c, SetAttrRequest.newBuilder().setMode(m).build(), behind);
+            FileAttributes after = changedAttributes(k, b -> b.mode(m));
+            w.changeBehind(after, c, AttrChange.builder().mode(m).build(), behind);
             return changed(path, after);
           }
         }
@@ -338,8 +337,7 @@ public final class BraidFuse extends FuseStubFS {
         }
         // A chmod from a non-owner that only drops set-id bits is the kernel's own, after a write
         // (default_permissions has refused any other): the MDS allows it to writers.
-        return changed(
-            path, c.setAttr(SetAttrRequest.newBuilder().setPath(path).setKillSetid(true).build()));
+        return changed(path, c.setAttr(path, AttrChange.builder().killSetid().build()));
       }
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("chmod", path, e);
@@ -367,20 +365,20 @@ public final class BraidFuse extends FuseStubFS {
         synchronized (w) {
           FileAttributes k = w.known(attrTimeoutNanos);
           if (k != null && (k.mode() & SETID) == 0) { // else the MDS may clear set-id bits
-            SetAttrRequest.Builder b = SetAttrRequest.newBuilder();
+            AttrChange.Builder b = AttrChange.builder();
             if (user != null) {
-              b.setUser(user);
+              b.user(user);
             }
             if (group != null) {
-              b.setGroup(group);
+              b.group(group);
             }
-            SetAttrRequest req = b.build();
+            AttrChange req = b.build();
             FileAttributes after =
                 changedAttributes(
                     k,
                     a ->
-                        a.setUser(req.hasUser() ? user : k.user())
-                            .setGroup(req.hasGroup() ? group : k.group()));
+                        a.user(req.user().isPresent() ? user : k.user())
+                            .group(req.group().isPresent() ? group : k.group()));
             w.changeBehind(after, c, req, behind);
             return changed(path, after);
           }
@@ -395,7 +393,7 @@ public final class BraidFuse extends FuseStubFS {
   @Override
   public int utimens(String path, Timespec[] timespec) {
     try {
-      SetAttrRequest.Builder b = SetAttrRequest.newBuilder().setPath(path);
+      AttrChange.Builder b = AttrChange.builder();
       times(timespec[0], b, true);
       times(timespec[1], b, false);
       BraidClient c = caller();
@@ -406,10 +404,10 @@ public final class BraidFuse extends FuseStubFS {
       if (f != null) {
         synchronized (f) {
           f.commit(behind); // a later commit would set mtime again: written bytes go first
-          return changed(path, c.setAttr(b.build()));
+          return changed(path, c.setAttr(path, b.build()));
         }
       }
-      return changed(path, c.setAttr(b.build()));
+      return changed(path, c.setAttr(path, b.build()));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("utimens", path, e);
     }
@@ -417,9 +415,9 @@ public final class BraidFuse extends FuseStubFS {
 
   /** {@code known} with a change applied and ctime now, as the MDS will make it. */
   private static FileAttributes changedAttributes(
-      FileAttributes known, UnaryOperator<Attributes.Builder> change) {
+      FileAttributes known, UnaryOperator<FileAttributes.Builder> change) {
     long now = System.currentTimeMillis() * 1_000_000L;
-    return FileAttributes.of(change.apply(known.toProto().toBuilder()).setCtimeNs(now).build());
+    return change.apply(known.toBuilder()).ctimeNanos(now).build();
   }
 
   /** Whether any file has uncommitted writes through this mount. */
@@ -439,24 +437,24 @@ public final class BraidFuse extends FuseStubFS {
     return id != 0 ? id : c.lstat(path).inodeId();
   }
 
-  private static void times(Timespec t, SetAttrRequest.Builder b, boolean atime) {
+  private static void times(Timespec t, AttrChange.Builder b, boolean atime) {
     long nsec = t.tv_nsec.longValue();
     if (nsec == UTIME_OMIT) {
       return;
     }
     if (nsec == UTIME_NOW) {
       if (atime) {
-        b.setAtimeNow(true);
+        b.atimeNow();
       } else {
-        b.setMtimeNow(true);
+        b.mtimeNow();
       }
       return;
     }
     long ns = t.tv_sec.get() * 1_000_000_000L + nsec;
     if (atime) {
-      b.setAtimeNs(ns);
+      b.atimeNanos(ns);
     } else {
-      b.setMtimeNs(ns);
+      b.mtimeNanos(ns);
     }
   }
 
@@ -671,26 +669,25 @@ public final class BraidFuse extends FuseStubFS {
     int format = (int) mode & FileStat.S_IFMT;
     FileType type;
     if (format == FileStat.S_IFIFO) {
-      type = FileType.FILE_TYPE_FIFO;
+      type = FileType.FIFO;
     } else if (format == FileStat.S_IFCHR) {
-      type = FileType.FILE_TYPE_CHARACTER_DEVICE;
+      type = FileType.CHARACTER_DEVICE;
     } else if (format == FileStat.S_IFBLK) {
-      type = FileType.FILE_TYPE_BLOCK_DEVICE;
+      type = FileType.BLOCK_DEVICE;
     } else if (format == FileStat.S_IFSOCK) {
-      type = FileType.FILE_TYPE_SOCKET;
+      type = FileType.SOCKET;
     } else if (format == FileStat.S_IFREG || format == 0) {
-      type = FileType.FILE_TYPE_REGULAR;
+      type = FileType.REGULAR;
     } else {
       return -FuseErrors.EINVAL;
     }
     try {
       BraidClient c = caller();
-      if (type == FileType.FILE_TYPE_REGULAR) {
+      if (type == FileType.REGULAR) {
         c.create(path, createOptions(mode)).close();
         return 0;
       }
-      boolean device =
-          type == FileType.FILE_TYPE_CHARACTER_DEVICE || type == FileType.FILE_TYPE_BLOCK_DEVICE;
+      boolean device = type == FileType.CHARACTER_DEVICE || type == FileType.BLOCK_DEVICE;
       return changed(path, c.mknod(path, type, (int) mode & 07777, device ? rdev : 0));
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("mknod", path, e);
@@ -1086,21 +1083,21 @@ public final class BraidFuse extends FuseStubFS {
   @Override
   public int statfs(String path, Statvfs stbuf) {
     try {
-      StatFsResponse r = caller().statFs();
-      long capacity = r.getCapacityBytes();
-      long used = r.getUsedBytes();
-      long avail = Math.min(r.getAvailableBytes(), Math.max(0, capacity - used));
+      FileSystemStats r = caller().statFs();
+      long capacity = r.capacityBytes();
+      long used = r.usedBytes();
+      long avail = Math.min(r.availableBytes(), Math.max(0, capacity - used));
       stbuf.f_bsize.set(BLOCK);
       stbuf.f_frsize.set(BLOCK);
       stbuf.f_blocks.set(capacity / BLOCK);
       stbuf.f_bfree.set(Math.max(0, capacity - used) / BLOCK);
       stbuf.f_bavail.set(avail / BLOCK);
-      long maxInodes = r.getMaxInodes() > 0 ? r.getMaxInodes() : Long.MAX_VALUE / 2;
+      long maxInodes = r.maxInodes() > 0 ? r.maxInodes() : Long.MAX_VALUE / 2;
       stbuf.f_files.set(maxInodes);
-      long free = Math.max(0, maxInodes - r.getInodeCount());
+      long free = Math.max(0, maxInodes - r.inodeCount());
       stbuf.f_ffree.set(free);
       stbuf.f_favail.set(free);
-      stbuf.f_namemax.set(r.getMaxNameBytes() > 0 ? r.getMaxNameBytes() : 255);
+      stbuf.f_namemax.set(r.maxNameBytes() > 0 ? r.maxNameBytes() : 255);
       return 0;
     } catch (IOException | RuntimeException e) {
       return FuseErrors.of("statfs", path, e);
@@ -1158,10 +1155,10 @@ public final class BraidFuse extends FuseStubFS {
       value.get(0, b, 0, b.length);
       XattrSetMode mode =
           (flags & XATTR_CREATE) != 0
-              ? XattrSetMode.XATTR_SET_MODE_CREATE
+              ? XattrSetMode.CREATE
               : (flags & XATTR_REPLACE) != 0
-                  ? XattrSetMode.XATTR_SET_MODE_REPLACE
-                  : XattrSetMode.XATTR_SET_MODE_UNSPECIFIED;
+                  ? XattrSetMode.REPLACE
+                  : XattrSetMode.CREATE_OR_REPLACE;
       recent.forget(path);
       caller().setXattr(path, xattr, b, mode);
       return 0;

@@ -1,10 +1,10 @@
 package io.braidfs.fuse;
 
-import com.google.protobuf.ByteString;
+import io.braidfs.client.AttrChange;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidOutputStream;
 import io.braidfs.client.FileAttributes;
-import io.braidfs.proto.SetAttrRequest;
+import io.braidfs.client.WriteToken;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.concurrent.CompletableFuture;
@@ -58,7 +58,7 @@ final class OpenFile {
   private @Nullable IOException idleCommitFailure;
 
   /** The write token of the last writer, kept past its commit for ftruncate(2) of the handles. */
-  private ByteString writeToken = ByteString.EMPTY;
+  private WriteToken writeToken = WriteToken.none();
 
   /** The file's attributes as this mount made them, while it writes a file it created. */
   private @Nullable FileAttributes known;
@@ -67,7 +67,7 @@ final class OpenFile {
   private long knownAt;
 
   /** Attribute changes not sent yet, merged, with the client of their caller; or null. */
-  private SetAttrRequest.@Nullable Builder unsent;
+  private AttrChange.@Nullable Builder unsent;
 
   private @Nullable BraidClient unsentBy;
   private long unsentSince;
@@ -95,7 +95,7 @@ final class OpenFile {
    * The write token of this inode's writer, or of the last one committed (empty if there was none):
    * with it a handle open for writing truncates as its open allows, not as the mode does.
    */
-  ByteString writeToken() {
+  WriteToken writeToken() {
     BraidOutputStream o = out;
     return o != null && !o.isClosed() ? o.writeToken() : writeToken;
   }
@@ -161,16 +161,16 @@ final class OpenFile {
    * those first).
    */
   void changeBehind(
-      FileAttributes after, BraidClient client, SetAttrRequest change, Executor executor) {
+      FileAttributes after, BraidClient client, AttrChange change, Executor executor) {
     if (unsent != null && unsentBy != client) {
       send(executor);
     }
     if (unsent == null) {
-      unsent = SetAttrRequest.newBuilder().setInodeId(inodeId);
+      unsent = AttrChange.builder();
       unsentBy = client;
       unsentSince = System.nanoTime();
     }
-    unsent.mergeFrom(change);
+    unsent.merge(change);
     known = after;
     knownAt = System.nanoTime();
   }
@@ -190,7 +190,7 @@ final class OpenFile {
 
   /** Sends the unsent changes in the background, after those sent before. */
   private void send(Executor executor) {
-    SetAttrRequest req = unsent.build();
+    AttrChange req = unsent.build();
     BraidClient c = unsentBy;
     unsent = null;
     unsentBy = null;
@@ -198,7 +198,7 @@ final class OpenFile {
         sent.thenRunAsync(
             () -> {
               try {
-                c.setAttr(req);
+                c.setAttr(inodeId, req);
               } catch (IOException e) {
                 throw new CompletionException(e);
               }
