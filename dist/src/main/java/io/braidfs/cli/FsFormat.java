@@ -27,13 +27,13 @@ final class FsFormat {
     int m = a.mode();
     char type =
         switch (a.type()) {
-          case FILE_TYPE_DIRECTORY -> 'd';
-          case FILE_TYPE_SYMLINK -> 'l';
-          case FILE_TYPE_FIFO -> 'p';
-          case FILE_TYPE_CHARACTER_DEVICE -> 'c';
-          case FILE_TYPE_BLOCK_DEVICE -> 'b';
-          case FILE_TYPE_SOCKET -> 's';
-          case FILE_TYPE_REGULAR, FILE_TYPE_UNSPECIFIED, UNRECOGNIZED -> '-';
+          case DIRECTORY -> 'd';
+          case SYMLINK -> 'l';
+          case FIFO -> 'p';
+          case CHARACTER_DEVICE -> 'c';
+          case BLOCK_DEVICE -> 'b';
+          case SOCKET -> 's';
+          case REGULAR, UNKNOWN -> '-';
         };
     StringBuilder sb = new StringBuilder(10).append(type);
     sb.append(rwx(m >> 6, (m & 04000) != 0, 's'));
@@ -54,13 +54,13 @@ final class FsFormat {
    */
   static String typeName(FileAttributes a) {
     return switch (a.type()) {
-      case FILE_TYPE_DIRECTORY -> "directory";
-      case FILE_TYPE_SYMLINK -> "symlink";
-      case FILE_TYPE_FIFO -> "fifo";
-      case FILE_TYPE_CHARACTER_DEVICE -> "character device";
-      case FILE_TYPE_BLOCK_DEVICE -> "block device";
-      case FILE_TYPE_SOCKET -> "socket";
-      case FILE_TYPE_REGULAR, FILE_TYPE_UNSPECIFIED, UNRECOGNIZED -> "file";
+      case DIRECTORY -> "directory";
+      case SYMLINK -> "symlink";
+      case FIFO -> "fifo";
+      case CHARACTER_DEVICE -> "character device";
+      case BLOCK_DEVICE -> "block device";
+      case SOCKET -> "socket";
+      case REGULAR, UNKNOWN -> "file";
     };
   }
 

@@ -1,10 +1,10 @@
 package io.braidfs.cli;
 
+import io.braidfs.client.DirectoryLayout;
 import io.braidfs.client.FileAttributes;
+import io.braidfs.client.LayoutPolicy;
 import io.braidfs.common.config.DataSize;
 import io.braidfs.common.layout.Layout;
-import io.braidfs.proto.GetLayoutPolicyResponse;
-import io.braidfs.proto.LayoutSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -72,8 +72,8 @@ final class FsLayoutCommand implements Runnable {
                 String p = FsSession.resolve(path);
                 FileAttributes a = session.stat(p);
                 if (a.isDirectory()) {
-                  GetLayoutPolicyResponse r = session.layoutPolicy(p);
-                  FsNamespaceCommands.print(s, describe(p, r.getPolicy(), r.getEffective()));
+                  DirectoryLayout r = session.layoutPolicy(p);
+                  FsNamespaceCommands.print(s, describe(p, r.policy(), r.effective()));
                 } else {
                   FsNamespaceCommands.print(s, describe(p, a.layout()));
                 }
@@ -136,23 +136,23 @@ final class FsLayoutCommand implements Runnable {
                 if (clear) {
                   session.clearLayoutPolicy(p);
                 } else {
-                  LayoutSpec.Builder b = session.layoutPolicy(p).getPolicy().toBuilder();
+                  LayoutPolicy b = session.layoutPolicy(p).policy();
                   if (stripeUnit != null) {
-                    b.setStripeUnit((int) stripeUnit.toBytes());
+                    b = b.withStripeUnit((int) stripeUnit.toBytes());
                   }
                   if (stripeWidth != null) {
-                    b.setStripeWidth(stripeWidth);
+                    b = b.withStripeWidth(stripeWidth);
                   }
                   if (chunkSize != null) {
-                    b.setChunkSize(chunkSize.toBytes());
+                    b = b.withChunkSize(chunkSize.toBytes());
                   }
                   if (replication != null) {
-                    b.setReplication(replication);
+                    b = b.withReplication(replication);
                   }
-                  session.setLayoutPolicy(p, b.build());
+                  session.setLayoutPolicy(p, b);
                 }
-                GetLayoutPolicyResponse r = session.layoutPolicy(p);
-                FsNamespaceCommands.print(s, describe(p, r.getPolicy(), r.getEffective()));
+                DirectoryLayout r = session.layoutPolicy(p);
+                FsNamespaceCommands.print(s, describe(p, r.policy(), r.effective()));
                 return Braid.EXIT_OK;
               });
     }
@@ -192,26 +192,25 @@ final class FsLayoutCommand implements Runnable {
   }
 
   /** A directory's layout: each field's effective value, set here or inherited. */
-  static List<String> describe(String path, LayoutSpec policy, LayoutSpec effective) {
+  static List<String> describe(String path, LayoutPolicy policy, LayoutPolicy effective) {
     List<List<String>> rows = new ArrayList<>();
     rows.add(List.of("path:", path + " (directory)"));
     rows.add(
         field(
             "stripe-unit:",
-            FsFormat.size(Integer.toUnsignedLong(effective.getStripeUnit())),
-            policy.getStripeUnit() != 0));
+            FsFormat.size(Integer.toUnsignedLong(effective.stripeUnit())),
+            policy.stripeUnit() != 0));
     rows.add(
         field(
             "stripe-width:",
-            Integer.toUnsignedString(effective.getStripeWidth()),
-            policy.getStripeWidth() != 0));
-    rows.add(
-        field("chunk-size:", FsFormat.size(effective.getChunkSize()), policy.getChunkSize() != 0));
+            Integer.toUnsignedString(effective.stripeWidth()),
+            policy.stripeWidth() != 0));
+    rows.add(field("chunk-size:", FsFormat.size(effective.chunkSize()), policy.chunkSize() != 0));
     rows.add(
         field(
             "replication:",
-            Integer.toUnsignedString(effective.getReplication()),
-            policy.getReplication() != 0));
+            Integer.toUnsignedString(effective.replication()),
+            policy.replication() != 0));
     return FsFormat.table(rows);
   }
 

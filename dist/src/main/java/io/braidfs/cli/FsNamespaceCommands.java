@@ -1,8 +1,8 @@
 package io.braidfs.cli;
 
+import io.braidfs.client.ContentSummary;
 import io.braidfs.client.DirectoryEntry;
 import io.braidfs.client.FileAttributes;
-import io.braidfs.proto.ContentSummaryResponse;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -287,11 +287,11 @@ final class FsNamespaceCommands {
                 }
                 List<List<String>> rows = new ArrayList<>();
                 for (String t : targets) {
-                  ContentSummaryResponse c = session.contentSummary(t);
+                  ContentSummary c = session.contentSummary(t);
                   rows.add(
                       List.of(
-                          Long.toUnsignedString(c.getLength()),
-                          Long.toUnsignedString(c.getSpaceConsumed()),
+                          Long.toUnsignedString(c.length()),
+                          Long.toUnsignedString(c.spaceConsumed()),
                           t));
                 }
                 print(s, FsFormat.table(rows, 0, 1));

@@ -3,13 +3,13 @@ package io.braidfs.cli;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidInputStream;
 import io.braidfs.client.BraidOutputStream;
+import io.braidfs.client.ContentSummary;
 import io.braidfs.client.CreateOptions;
 import io.braidfs.client.DirectoryEntry;
+import io.braidfs.client.DirectoryLayout;
 import io.braidfs.client.FileAttributes;
-import io.braidfs.proto.ContentSummaryResponse;
-import io.braidfs.proto.GetLayoutPolicyResponse;
-import io.braidfs.proto.LayoutSpec;
-import io.braidfs.proto.RenameSemantics;
+import io.braidfs.client.LayoutPolicy;
+import io.braidfs.client.RenameSemantics;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -150,34 +150,29 @@ final class FsSession {
   /** Hadoop rename: into {@code destination} if it is a directory; never replaces a file. */
   String move(String source, String destination) throws PathFailure {
     return on(
-        source,
-        () ->
-            client.rename(
-                source, destination, RenameSemantics.RENAME_SEMANTICS_HADOOP, false, false));
+        source, () -> client.rename(source, destination, RenameSemantics.HADOOP, false, false));
   }
 
   /** POSIX rename of {@code source} onto {@code destination}, replacing it unless told not to. */
   void replace(String source, String destination, boolean noReplace) throws PathFailure {
     on(
         destination,
-        () ->
-            client.rename(
-                source, destination, RenameSemantics.RENAME_SEMANTICS_POSIX, noReplace, false));
+        () -> client.rename(source, destination, RenameSemantics.POSIX, noReplace, false));
   }
 
-  ContentSummaryResponse contentSummary(String path) throws PathFailure {
+  ContentSummary contentSummary(String path) throws PathFailure {
     return on(path, () -> client.contentSummary(path));
   }
 
-  GetLayoutPolicyResponse layoutPolicy(String path) throws PathFailure {
+  DirectoryLayout layoutPolicy(String path) throws PathFailure {
     return on(path, () -> client.layoutPolicy(path));
   }
 
-  LayoutSpec setLayoutPolicy(String path, LayoutSpec policy) throws PathFailure {
+  LayoutPolicy setLayoutPolicy(String path, LayoutPolicy policy) throws PathFailure {
     return on(path, () -> client.setLayoutPolicy(path, policy));
   }
 
-  LayoutSpec clearLayoutPolicy(String path) throws PathFailure {
+  LayoutPolicy clearLayoutPolicy(String path) throws PathFailure {
     return on(path, () -> client.clearLayoutPolicy(path));
   }
 

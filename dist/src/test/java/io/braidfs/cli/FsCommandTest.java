@@ -245,11 +245,11 @@ class FsCommandTest {
         io.braidfs.client.BraidClient.builder(
                 io.braidfs.common.config.BraidConfig.fromMap(Map.of("braid.client.mds", mds)))
             .build()) {
-      c.mknod("/special/p", io.braidfs.proto.FileType.FILE_TYPE_FIFO, 0644, 0);
+      c.mknod("/special/p", io.braidfs.client.FileType.FIFO, 0644, 0);
       // makedev(259, 70000): both numbers use glibc's high bits.
       long dev = (259L << 8) | (70000L & 0xff) | ((70000L & ~0xffL) << 12);
-      c.mknod("/special/b", io.braidfs.proto.FileType.FILE_TYPE_BLOCK_DEVICE, 0600, dev);
-      c.mknod("/special/s", io.braidfs.proto.FileType.FILE_TYPE_SOCKET, 0755, 0);
+      c.mknod("/special/b", io.braidfs.client.FileType.BLOCK_DEVICE, 0600, dev);
+      c.mknod("/special/s", io.braidfs.client.FileType.SOCKET, 0755, 0);
     }
     assertThat(ok("ls", "/special").outLines())
         .extracting(l -> l.substring(0, 10) + " " + l.substring(l.lastIndexOf(' ') + 1))

@@ -3,14 +3,15 @@ package io.braidfs.client;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.google.protobuf.ByteString;
-import io.braidfs.client.data.DataPathOptions;
-import io.braidfs.client.data.FileChecksummer;
-import io.braidfs.client.data.FileSyncer;
-import io.braidfs.client.data.LocalReplicas;
-import io.braidfs.client.data.ReplicaHealth;
-import io.braidfs.client.data.StripedReader;
-import io.braidfs.client.data.StripedWriter;
-import io.braidfs.client.data.WriteTarget;
+import io.braidfs.client.internal.data.FileChecksummer;
+import io.braidfs.client.internal.data.FileSyncer;
+import io.braidfs.client.internal.data.LocalReplicas;
+import io.braidfs.client.internal.data.PrefetchBudget;
+import io.braidfs.client.internal.data.ReadAhead;
+import io.braidfs.client.internal.data.ReplicaHealth;
+import io.braidfs.client.internal.data.StripedReader;
+import io.braidfs.client.internal.data.StripedWriter;
+import io.braidfs.client.internal.data.WriteTarget;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
@@ -22,22 +23,16 @@ import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.proto.AccessRequest;
 import io.braidfs.proto.Attributes;
 import io.braidfs.proto.ContentSummaryRequest;
-import io.braidfs.proto.ContentSummaryResponse;
 import io.braidfs.proto.CreateRequest;
 import io.braidfs.proto.CreateResponse;
 import io.braidfs.proto.DeleteRequest;
 import io.braidfs.proto.DirEntry;
-import io.braidfs.proto.FileType;
 import io.braidfs.proto.GetAttrRequest;
 import io.braidfs.proto.GetChunkLocationsRequest;
-import io.braidfs.proto.GetChunkLocationsResponse;
 import io.braidfs.proto.GetLayoutPolicyRequest;
-import io.braidfs.proto.GetLayoutPolicyResponse;
 import io.braidfs.proto.GetServerDefaultsRequest;
-import io.braidfs.proto.GetServerDefaultsResponse;
 import io.braidfs.proto.GetXattrRequest;
 import io.braidfs.proto.GetXattrResponse;
-import io.braidfs.proto.LayoutSpec;
 import io.braidfs.proto.LinkRequest;
 import io.braidfs.proto.ListXattrsRequest;
 import io.braidfs.proto.LookupRequest;
@@ -52,7 +47,6 @@ import io.braidfs.proto.ReadLinkRequest;
 import io.braidfs.proto.RecoverLeaseRequest;
 import io.braidfs.proto.RemoveXattrRequest;
 import io.braidfs.proto.RenameRequest;
-import io.braidfs.proto.RenameSemantics;
 import io.braidfs.proto.RenewLeaseRequest;
 import io.braidfs.proto.RenewLeaseResponse;
 import io.braidfs.proto.RmdirRequest;
@@ -61,10 +55,8 @@ import io.braidfs.proto.SetLayoutPolicyRequest;
 import io.braidfs.proto.SetReplicationRequest;
 import io.braidfs.proto.SetXattrRequest;
 import io.braidfs.proto.StatFsRequest;
-import io.braidfs.proto.StatFsResponse;
 import io.braidfs.proto.SymlinkRequest;
 import io.braidfs.proto.UnlinkRequest;
-import io.braidfs.proto.XattrSetMode;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,7 +121,7 @@ public final class BraidClient implements AutoCloseable {
   private final Map<BraidOutputStream, Boolean> writers = new ConcurrentHashMap<>();
   private final Map<BraidInputStream, Boolean> readers = new ConcurrentHashMap<>();
   private final ScheduledExecutorService leaseTimer;
-  private final GetServerDefaultsResponse defaults;
+  private final ServerDefaults defaults;
   private volatile boolean closed;
 
   private BraidClient(Builder b) throws IOException {
@@ -165,13 +157,15 @@ public final class BraidClient implements AutoCloseable {
             });
     try {
       this.defaults =
-          mds.call(RpcMethod.GET_SERVER_DEFAULTS, GetServerDefaultsRequest.getDefaultInstance());
+          Protos.serverDefaults(
+              mds.call(
+                  RpcMethod.GET_SERVER_DEFAULTS, GetServerDefaultsRequest.getDefaultInstance()));
     } catch (IOException | RuntimeException e) {
       leaseTimer.shutdownNow();
       r.close();
       throw e;
     }
-    long renew = Math.max(100, defaults.getLeaseTtlMs() / 3);
+    long renew = Math.max(100, defaults.leaseTtl().toMillis() / 3);
     leaseTimer.scheduleWithFixedDelay(this::renewLeases, renew, renew, TimeUnit.MILLISECONDS);
   }
 
@@ -190,7 +184,7 @@ public final class BraidClient implements AutoCloseable {
   }
 
   /** The cluster's defaults and limits, as the MDS answered at connect. */
-  public GetServerDefaultsResponse serverDefaults() {
+  public ServerDefaults serverDefaults() {
     return defaults;
   }
 
@@ -198,14 +192,15 @@ public final class BraidClient implements AutoCloseable {
     return mds;
   }
 
-  /** Short-circuit reads of replicas on this host, and their counters. */
-  public LocalReplicas localReplicas() {
-    return local;
+  /** The counters of this client's short-circuit reads of replicas on this host, now. */
+  public ShortCircuitStats shortCircuitStats() {
+    return new ShortCircuitStats(
+        local.isEnabled(), local.localReads(), local.localBytes(), local.fallbacks());
   }
 
-  /** The read-ahead memory all of this client's streams share. */
-  public PrefetchBudget prefetchBudget() {
-    return budget;
+  /** The read-ahead memory all of this client's streams share, now. */
+  public PrefetchStats prefetchStats() {
+    return new PrefetchStats(budget.limit(), budget.used(), budget.peak());
   }
 
   // ---- attributes ------------------------------------------------------------------------------
@@ -227,7 +222,7 @@ public final class BraidClient implements AutoCloseable {
                 LookupRequest.newBuilder().setPath(p).setFollowSymlink(true).build())
             .getAttributes();
     FileAttributes f = new FileAttributes(a);
-    if (a.getType() != FileType.FILE_TYPE_SYMLINK) {
+    if (!f.isSymlink()) {
       attrs.put(p, f);
     }
     return f;
@@ -293,14 +288,30 @@ public final class BraidClient implements AutoCloseable {
   }
 
   /**
-   * Applies a SetAttr as given (any subset of mode, owner, times, size); the path in it is made
-   * canonical. For FUSE's setattr and Hadoop's setters.
+   * Applies a change of attributes to {@code path} (a final symlink is not followed): any subset of
+   * mode, owner, times and size, at once (FUSE's setattr).
+   *
+   * @return the attributes after the change
+   * @throws java.io.FileNotFoundException if there is no such entry
+   * @throws java.nio.file.AccessDeniedException (PERMISSION_DENIED) if the caller may not make it
    */
-  public FileAttributes setAttr(SetAttrRequest request) throws IOException {
-    SetAttrRequest r =
-        request.getInodeId() != 0 && request.getPath().isEmpty()
-            ? request.toBuilder().setPath("/").build()
-            : request.toBuilder().setPath(canonical(request.getPath())).build();
+  public FileAttributes setAttr(String path, AttrChange change) throws IOException {
+    return setAttr(change.proto().toBuilder().setPath(canonical(path)).build());
+  }
+
+  /**
+   * Applies a change of attributes to the inode {@code inodeId}, whatever its paths (fchmod,
+   * futimens).
+   *
+   * @return the attributes after the change
+   * @throws io.braidfs.common.error.StaleHandleException if the inode is gone
+   */
+  public FileAttributes setAttr(long inodeId, AttrChange change) throws IOException {
+    return setAttr(change.proto().toBuilder().setInodeId(inodeId).setPath("/").build());
+  }
+
+  /** Sends a SetAttr whose path is canonical (or "/" beside an inode id). */
+  private FileAttributes setAttr(SetAttrRequest r) throws IOException {
     try {
       return new FileAttributes(mds.call(RpcMethod.SET_ATTR, r).getAttributes());
     } finally {
@@ -310,12 +321,12 @@ public final class BraidClient implements AutoCloseable {
 
   /** chmod: sets the permission bits (07777). */
   public FileAttributes setPermission(String path, int mode) throws IOException {
-    return setAttr(SetAttrRequest.newBuilder().setPath(path).setMode(mode).build());
+    return setAttr(SetAttrRequest.newBuilder().setPath(canonical(path)).setMode(mode).build());
   }
 
   /** chown by name; a null user or group is left unchanged. */
   public FileAttributes setOwner(String path, String user, String group) throws IOException {
-    SetAttrRequest.Builder b = SetAttrRequest.newBuilder().setPath(path);
+    SetAttrRequest.Builder b = SetAttrRequest.newBuilder().setPath(canonical(path));
     if (user != null) {
       b.setUser(user);
     }
@@ -327,7 +338,7 @@ public final class BraidClient implements AutoCloseable {
 
   /** Sets the times in nanoseconds since the epoch; a negative time is left unchanged. */
   public FileAttributes setTimes(String path, long mtimeNanos, long atimeNanos) throws IOException {
-    SetAttrRequest.Builder b = SetAttrRequest.newBuilder().setPath(path);
+    SetAttrRequest.Builder b = SetAttrRequest.newBuilder().setPath(canonical(path));
     if (mtimeNanos >= 0) {
       b.setMtimeNs(mtimeNanos);
     }
@@ -339,7 +350,7 @@ public final class BraidClient implements AutoCloseable {
 
   /** Cuts (or extends with a hole) a file to {@code length} bytes. */
   public FileAttributes truncate(String path, long length) throws IOException {
-    return truncate(path, length, ByteString.EMPTY);
+    return truncate(path, length, WriteToken.none());
   }
 
   /**
@@ -347,7 +358,7 @@ public final class BraidClient implements AutoCloseable {
    * {@link BraidOutputStream#writeToken()} of that open, and while it is valid the MDS checks the
    * truncate against the open rather than the file's mode; empty checks the mode.
    */
-  public FileAttributes truncate(String path, long length, ByteString writeToken)
+  public FileAttributes truncate(String path, long length, WriteToken writeToken)
       throws IOException {
     if (length < 0) {
       throw StatusExceptions.toIOException(
@@ -355,9 +366,9 @@ public final class BraidClient implements AutoCloseable {
     }
     return setAttr(
         SetAttrRequest.newBuilder()
-            .setPath(path)
+            .setPath(canonical(path))
             .setSize(length)
-            .setWriteToken(writeToken)
+            .setWriteToken(writeToken.bytes())
             .build());
   }
 
@@ -419,7 +430,7 @@ public final class BraidClient implements AutoCloseable {
           new DirectoryEntry(
               e.getName(),
               e.getInodeId(),
-              e.getType(),
+              Protos.fileType(e.getType()),
               e.hasAttributes() ? new FileAttributes(e.getAttributes()) : null));
     }
     return new DirectoryPage(out, r.getHasMore());
@@ -456,7 +467,7 @@ public final class BraidClient implements AutoCloseable {
    * RenameSemantics, boolean, boolean)}.
    */
   public String rename(String source, String destination) throws IOException {
-    return rename(source, destination, RenameSemantics.RENAME_SEMANTICS_POSIX, false, false);
+    return rename(source, destination, RenameSemantics.POSIX, false, false);
   }
 
   /**
@@ -481,7 +492,7 @@ public final class BraidClient implements AutoCloseable {
               RenameRequest.newBuilder()
                   .setSourcePath(canonical(source))
                   .setDestinationPath(canonical(destination))
-                  .setSemantics(semantics)
+                  .setSemantics(Protos.toProto(semantics))
                   .setNoReplace(noReplace)
                   .setExchange(exchange)
                   .build())
@@ -554,8 +565,8 @@ public final class BraidClient implements AutoCloseable {
    * socket's name. Only the inode is stored; the kernel of the machine that opens it does its I/O,
    * so {@link #open} and {@link #create} refuse it. Regular files are made by {@link #create}.
    *
-   * @param type {@code FILE_TYPE_FIFO}, {@code FILE_TYPE_CHARACTER_DEVICE}, {@code
-   *     FILE_TYPE_BLOCK_DEVICE} or {@code FILE_TYPE_SOCKET}; the MDS refuses others ({@link
+   * @param type {@link FileType#FIFO}, {@link FileType#CHARACTER_DEVICE}, {@link
+   *     FileType#BLOCK_DEVICE} or {@link FileType#SOCKET}; the MDS refuses others ({@link
    *     io.braidfs.common.error.InvalidArgumentException})
    * @param mode permission bits, masked by the umask (type bits are dropped)
    * @param rdev a device's number as Linux encodes it in {@code st_rdev}; 0 for a FIFO or socket
@@ -569,7 +580,7 @@ public final class BraidClient implements AutoCloseable {
                   RpcMethod.MKNOD,
                   MknodRequest.newBuilder()
                       .setPath(p)
-                      .setType(type)
+                      .setType(Protos.toProto(type))
                       .setMode(mode & ~options.umask() & 07777)
                       .setRdev(rdev)
                       .setGroup(newInodeGroup)
@@ -607,7 +618,7 @@ public final class BraidClient implements AutoCloseable {
             .setPath(canonical(path))
             .setName(name)
             .setValue(ByteString.copyFrom(value))
-            .setMode(mode)
+            .setMode(Protos.toProto(mode))
             .build());
     attrs.invalidate(canonical(path));
   }
@@ -634,22 +645,25 @@ public final class BraidClient implements AutoCloseable {
    * the replication at the root; FUSE statfs, df) and the raw figures with every replica (Hadoop
    * getStatus); each disk counted once however many data servers share it.
    */
-  public StatFsResponse statFs() throws IOException {
-    return mds.call(RpcMethod.STAT_FS, StatFsRequest.newBuilder().setPath("/").build());
+  public FileSystemStats statFs() throws IOException {
+    return Protos.fileSystemStats(
+        mds.call(RpcMethod.STAT_FS, StatFsRequest.newBuilder().setPath("/").build()));
   }
 
   /** Totals over a subtree (du, Hadoop getContentSummary). */
-  public ContentSummaryResponse contentSummary(String path) throws IOException {
-    return mds.call(
-        RpcMethod.CONTENT_SUMMARY,
-        ContentSummaryRequest.newBuilder().setPath(canonical(path)).build());
+  public ContentSummary contentSummary(String path) throws IOException {
+    return Protos.contentSummary(
+        mds.call(
+            RpcMethod.CONTENT_SUMMARY,
+            ContentSummaryRequest.newBuilder().setPath(canonical(path)).build()));
   }
 
   /** A directory's own layout policy and the effective one new files there get. */
-  public GetLayoutPolicyResponse layoutPolicy(String path) throws IOException {
-    return mds.call(
-        RpcMethod.GET_LAYOUT_POLICY,
-        GetLayoutPolicyRequest.newBuilder().setPath(canonical(path)).build());
+  public DirectoryLayout layoutPolicy(String path) throws IOException {
+    return Protos.directoryLayout(
+        mds.call(
+            RpcMethod.GET_LAYOUT_POLICY,
+            GetLayoutPolicyRequest.newBuilder().setPath(canonical(path)).build()));
   }
 
   /**
@@ -657,31 +671,36 @@ public final class BraidClient implements AutoCloseable {
    *
    * @return the layout new files in the directory now get
    */
-  public LayoutSpec setLayoutPolicy(String path, LayoutSpec policy) throws IOException {
-    return mds.call(
-            RpcMethod.SET_LAYOUT_POLICY,
-            SetLayoutPolicyRequest.newBuilder().setPath(canonical(path)).setPolicy(policy).build())
-        .getEffective();
+  public LayoutPolicy setLayoutPolicy(String path, LayoutPolicy policy) throws IOException {
+    return Protos.layoutPolicy(
+        mds.call(
+                RpcMethod.SET_LAYOUT_POLICY,
+                SetLayoutPolicyRequest.newBuilder()
+                    .setPath(canonical(path))
+                    .setPolicy(Protos.toProto(policy))
+                    .build())
+            .getEffective());
   }
 
   /** Removes a directory's layout policy, so that everything is inherited. */
-  public LayoutSpec clearLayoutPolicy(String path) throws IOException {
-    return mds.call(
-            RpcMethod.SET_LAYOUT_POLICY,
-            SetLayoutPolicyRequest.newBuilder().setPath(canonical(path)).setClear(true).build())
-        .getEffective();
+  public LayoutPolicy clearLayoutPolicy(String path) throws IOException {
+    return Protos.layoutPolicy(
+        mds.call(
+                RpcMethod.SET_LAYOUT_POLICY,
+                SetLayoutPolicyRequest.newBuilder().setPath(canonical(path)).setClear(true).build())
+            .getEffective());
   }
 
   /** The chunk sets and replicas holding a byte range of a file (length 0: to the end). */
-  public GetChunkLocationsResponse locations(String path, long offset, long length)
-      throws IOException {
-    return mds.call(
-        RpcMethod.GET_CHUNK_LOCATIONS,
-        GetChunkLocationsRequest.newBuilder()
-            .setPath(canonical(path))
-            .setOffset(offset)
-            .setLength(length)
-            .build());
+  public ChunkLocations locations(String path, long offset, long length) throws IOException {
+    return Protos.chunkLocations(
+        mds.call(
+            RpcMethod.GET_CHUNK_LOCATIONS,
+            GetChunkLocationsRequest.newBuilder()
+                .setPath(canonical(path))
+                .setOffset(offset)
+                .setLength(length)
+                .build()));
   }
 
   /**
@@ -818,7 +837,7 @@ public final class BraidClient implements AutoCloseable {
                 .setMode(create.mode() & ~options.umask() & 07777)
                 .setOverwrite(create.overwrite())
                 .setCreateParents(create.createParents())
-                .setLayout(create.layout())
+                .setLayout(Protos.toProto(create.layout()))
                 .setGroup(newInodeGroup)
                 .setBlockSize(create.blockSize())
                 .build());

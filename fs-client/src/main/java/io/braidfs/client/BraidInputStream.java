@@ -1,6 +1,7 @@
 package io.braidfs.client;
 
-import io.braidfs.client.data.StripedReader;
+import io.braidfs.client.internal.data.ReadAhead;
+import io.braidfs.client.internal.data.StripedReader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.EOFException;

@@ -1,7 +1,6 @@
 package io.braidfs.client;
 
-import com.google.protobuf.ByteString;
-import io.braidfs.client.data.StripedWriter;
+import io.braidfs.client.internal.data.StripedWriter;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.proto.Attributes;
 import io.netty.buffer.Unpooled;
@@ -60,10 +59,10 @@ public final class BraidOutputStream extends OutputStream {
 
   /**
    * The write capability token this stream holds: proof, for as long as it is valid, that its
-   * holder opened the file for writing ({@link BraidClient#truncate(String, long, ByteString)}).
+   * holder opened the file for writing ({@link BraidClient#truncate(String, long, WriteToken)}).
    */
-  public synchronized ByteString writeToken() {
-    return writer.token();
+  public synchronized WriteToken writeToken() {
+    return new WriteToken(writer.token());
   }
 
   void created(FileAttributes attributes) {

@@ -1,6 +1,5 @@
 package io.braidfs.client;
 
-import io.braidfs.client.data.DataPathOptions;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.rpc.HostPort;
 import java.net.InetSocketAddress;

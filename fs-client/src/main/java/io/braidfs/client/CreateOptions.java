@@ -1,7 +1,5 @@
 package io.braidfs.client;
 
-import io.braidfs.proto.LayoutSpec;
-
 /**
  * How {@link BraidClient#create} makes a file.
  *
@@ -15,7 +13,7 @@ import io.braidfs.proto.LayoutSpec;
  *     kept exactly as given (Hadoop's create argument); 0 to report its chunk set span
  */
 public record CreateOptions(
-    int mode, boolean overwrite, boolean createParents, LayoutSpec layout, long blockSize) {
+    int mode, boolean overwrite, boolean createParents, LayoutPolicy layout, long blockSize) {
   /**
    * Validates.
    *
@@ -29,7 +27,7 @@ public record CreateOptions(
 
   /** Mode 0666 (then the umask), no overwrite, parents created, the inherited layout. */
   public static CreateOptions defaults() {
-    return new CreateOptions(0666, false, true, LayoutSpec.getDefaultInstance(), 0);
+    return new CreateOptions(0666, false, true, LayoutPolicy.inherit(), 0);
   }
 
   public CreateOptions withMode(int newMode) {
@@ -44,7 +42,7 @@ public record CreateOptions(
     return new CreateOptions(mode, overwrite, newCreateParents, layout, blockSize);
   }
 
-  public CreateOptions withLayout(LayoutSpec newLayout) {
+  public CreateOptions withLayout(LayoutPolicy newLayout) {
     return new CreateOptions(mode, overwrite, createParents, newLayout, blockSize);
   }
 

@@ -1,6 +1,5 @@
 package io.braidfs.client;
 
-import io.braidfs.proto.FileType;
 import org.jspecify.annotations.Nullable;
 
 /**

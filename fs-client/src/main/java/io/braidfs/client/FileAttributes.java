@@ -2,7 +2,6 @@ package io.braidfs.client;
 
 import io.braidfs.common.layout.Layout;
 import io.braidfs.proto.Attributes;
-import io.braidfs.proto.FileType;
 import io.braidfs.proto.LayoutSpec;
 
 /**
@@ -12,21 +11,29 @@ import io.braidfs.proto.LayoutSpec;
  */
 public final class FileAttributes {
   private final Attributes proto;
+  private final FileType type;
 
   FileAttributes(Attributes proto) {
     this.proto = proto;
+    this.type = Protos.fileType(proto.getType());
   }
 
   /**
-   * Attributes from their wire form: for code that predicts what the MDS will answer to a change it
-   * sent (the FUSE mount's attribute write-behind).
+   * A builder of attributes that set nothing yet (0 and empty everywhere): for code that predicts
+   * what the MDS will answer to a change it sent (the FUSE mount's attribute write-behind) and for
+   * tests. Attributes read through the client come from the MDS.
    */
-  public static FileAttributes of(Attributes proto) {
-    return new FileAttributes(proto);
+  public static Builder builder() {
+    return new Builder(Attributes.newBuilder());
   }
 
-  /** The wire form, for code that passes attributes on unchanged. */
-  public Attributes toProto() {
+  /** A builder that starts from these attributes. */
+  public Builder toBuilder() {
+    return new Builder(proto.toBuilder());
+  }
+
+  /** The wire form, for this package's conversions. */
+  Attributes proto() {
     return proto;
   }
 
@@ -36,39 +43,39 @@ public final class FileAttributes {
   }
 
   public FileType type() {
-    return proto.getType();
+    return type;
   }
 
   public boolean isFile() {
-    return proto.getType() == FileType.FILE_TYPE_REGULAR;
+    return type == FileType.REGULAR;
   }
 
   public boolean isDirectory() {
-    return proto.getType() == FileType.FILE_TYPE_DIRECTORY;
+    return type == FileType.DIRECTORY;
   }
 
   public boolean isSymlink() {
-    return proto.getType() == FileType.FILE_TYPE_SYMLINK;
+    return type == FileType.SYMLINK;
   }
 
   /** A named pipe (mkfifo): its bytes pass through the kernel of the machine that opens it. */
   public boolean isFifo() {
-    return proto.getType() == FileType.FILE_TYPE_FIFO;
+    return type == FileType.FIFO;
   }
 
   /** A character device node; {@link #rdev()} names the device. */
   public boolean isCharacterDevice() {
-    return proto.getType() == FileType.FILE_TYPE_CHARACTER_DEVICE;
+    return type == FileType.CHARACTER_DEVICE;
   }
 
   /** A block device node; {@link #rdev()} names the device. */
   public boolean isBlockDevice() {
-    return proto.getType() == FileType.FILE_TYPE_BLOCK_DEVICE;
+    return type == FileType.BLOCK_DEVICE;
   }
 
   /** A unix domain socket's name. */
   public boolean isSocket() {
-    return proto.getType() == FileType.FILE_TYPE_SOCKET;
+    return type == FileType.SOCKET;
   }
 
   /**
@@ -177,6 +184,15 @@ public final class FileAttributes {
     return Layout.of(s.getStripeUnit(), s.getStripeWidth(), s.getChunkSize(), s.getReplication());
   }
 
+  static LayoutSpec toSpec(Layout l) {
+    return LayoutSpec.newBuilder()
+        .setStripeUnit(l.stripeUnit())
+        .setStripeWidth(l.stripeWidth())
+        .setChunkSize(l.chunkSize())
+        .setReplication(l.replication())
+        .build();
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof FileAttributes a && a.proto.equals(proto);
@@ -202,5 +218,123 @@ public final class FileAttributes {
         + ", size="
         + size()
         + "}";
+  }
+
+  /**
+   * Builds {@link FileAttributes}; each setter replaces what it set before. Nothing is checked: the
+   * attributes are what the caller says.
+   *
+   * <p>Thread-safety: not thread-safe.
+   */
+  public static final class Builder {
+    private final Attributes.Builder proto;
+
+    private Builder(Attributes.Builder proto) {
+      this.proto = proto;
+    }
+
+    public Builder inodeId(long inodeId) {
+      proto.setInodeId(inodeId);
+      return this;
+    }
+
+    /** The type; {@link FileType#UNKNOWN} is stored as no type. */
+    public Builder type(FileType type) {
+      proto.setType(Protos.toProto(type));
+      return this;
+    }
+
+    /** Permission bits only (07777). */
+    public Builder mode(int mode) {
+      proto.setMode(mode);
+      return this;
+    }
+
+    public Builder user(String user) {
+      proto.setUser(user);
+      return this;
+    }
+
+    public Builder group(String group) {
+      proto.setGroup(group);
+      return this;
+    }
+
+    public Builder uid(int uid) {
+      proto.setUid(uid);
+      return this;
+    }
+
+    public Builder gid(int gid) {
+      proto.setGid(gid);
+      return this;
+    }
+
+    /** Length in bytes. */
+    public Builder size(long size) {
+      proto.setSize(size);
+      return this;
+    }
+
+    /** Bytes held in chunks, one replica's worth. */
+    public Builder allocatedBytes(long bytes) {
+      proto.setAllocatedBytes(bytes);
+      return this;
+    }
+
+    /** Last access, nanoseconds since the epoch. */
+    public Builder atimeNanos(long nanos) {
+      proto.setAtimeNs(nanos);
+      return this;
+    }
+
+    /** Last modification, nanoseconds since the epoch. */
+    public Builder mtimeNanos(long nanos) {
+      proto.setMtimeNs(nanos);
+      return this;
+    }
+
+    /** Last change of the inode, nanoseconds since the epoch. */
+    public Builder ctimeNanos(long nanos) {
+      proto.setCtimeNs(nanos);
+      return this;
+    }
+
+    public Builder nlink(int nlink) {
+      proto.setNlink(nlink);
+      return this;
+    }
+
+    public Builder generation(long generation) {
+      proto.setGeneration(generation);
+      return this;
+    }
+
+    /** A regular file's layout. */
+    public Builder layout(Layout layout) {
+      proto.setLayout(toSpec(layout));
+      return this;
+    }
+
+    public Builder symlinkTarget(String target) {
+      proto.setSymlinkTarget(target);
+      return this;
+    }
+
+    /** Hadoop's block size in bytes. */
+    public Builder blockSize(long bytes) {
+      proto.setBlockSize(bytes);
+      return this;
+    }
+
+    /** A device's number as Linux encodes it in {@code st_rdev}. */
+    public Builder rdev(long rdev) {
+      proto.setRdev(rdev);
+      return this;
+    }
+
+    public FileAttributes build() {
+      return new FileAttributes(proto.build());
+    }
   }
 }

@@ -1,7 +1,7 @@
 package io.braidfs.client;
 
 import com.google.protobuf.Message;
-import io.braidfs.client.data.ChunkService;
+import io.braidfs.client.internal.data.ChunkService;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.HostPort;

@@ -9,10 +9,6 @@ import io.braidfs.common.error.PathNotDirectoryException;
 import io.braidfs.common.error.PathNotEmptyException;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
-import io.braidfs.proto.FileType;
-import io.braidfs.proto.LayoutSpec;
-import io.braidfs.proto.RenameSemantics;
-import io.braidfs.proto.XattrSetMode;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.FileNotFoundException;
@@ -38,13 +34,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * input refused with the right exception and nothing changed.
  */
 class BraidClientTest {
-  static final LayoutSpec SMALL =
-      LayoutSpec.newBuilder()
-          .setStripeUnit(64 << 10)
-          .setStripeWidth(3)
-          .setChunkSize(1 << 20)
-          .setReplication(2)
-          .build();
+  static final LayoutPolicy SMALL =
+      LayoutPolicy.inherit()
+          .withStripeUnit(64 << 10)
+          .withStripeWidth(3)
+          .withChunkSize(1 << 20)
+          .withReplication(2);
 
   @TempDir static Path dir;
   static MiniCluster cluster;
@@ -289,14 +284,10 @@ class BraidClientTest {
         .containsExactly("f21", "f22", "f23", "f24");
 
     assertThat(client.rename("/ns/c/f00", "/ns/a/moved")).isEqualTo("/ns/a/moved");
-    assertThat(
-            client.rename(
-                "/ns/c/f01", "/ns/a", RenameSemantics.RENAME_SEMANTICS_HADOOP, false, false))
+    assertThat(client.rename("/ns/c/f01", "/ns/a", RenameSemantics.HADOOP, false, false))
         .isEqualTo("/ns/a/f01");
     assertThatThrownBy(
-            () ->
-                client.rename(
-                    "/ns/c/f02", "/ns/c/f03", RenameSemantics.RENAME_SEMANTICS_POSIX, true, false))
+            () -> client.rename("/ns/c/f02", "/ns/c/f03", RenameSemantics.POSIX, true, false))
         .isInstanceOf(PathExistsException.class);
     client.unlink("/ns/a/moved");
     assertThat(client.exists("/ns/a/moved")).isFalse();
@@ -308,7 +299,7 @@ class BraidClientTest {
     assertThat(client.lstat("/ns/sym").isSymlink()).isTrue();
     assertThat(client.stat("/ns/sym").isFile()).isTrue();
 
-    client.setXattr("/ns/hard", "user.k", new byte[] {7}, XattrSetMode.XATTR_SET_MODE_CREATE);
+    client.setXattr("/ns/hard", "user.k", new byte[] {7}, XattrSetMode.CREATE);
     assertThat(client.getXattr("/ns/hard", "user.k"))
         .hasValueSatisfying(v -> assertThat(v).containsExactly(7));
     assertThat(client.listXattrs("/ns/hard")).containsExactly("user.k");
@@ -324,16 +315,16 @@ class BraidClientTest {
       out.write(new byte[100_000]);
     }
     assertThat(client.truncate("/ns/big", 10).size()).isEqualTo(10);
-    assertThat(client.contentSummary("/ns").getLength()).isEqualTo(10);
-    assertThat(client.statFs().getLiveDataServers()).isEqualTo(3);
-    assertThat(client.locations("/ns/big", 0, 0).getFileLength()).isEqualTo(10);
+    assertThat(client.contentSummary("/ns").length()).isEqualTo(10);
+    assertThat(client.statFs().liveDataServers()).isEqualTo(3);
+    assertThat(client.locations("/ns/big", 0, 0).fileLength()).isEqualTo(10);
 
-    LayoutSpec effective = client.setLayoutPolicy("/ns/a", SMALL);
-    assertThat(effective.getStripeUnit()).isEqualTo(64 << 10);
+    LayoutPolicy effective = client.setLayoutPolicy("/ns/a", SMALL);
+    assertThat(effective.stripeUnit()).isEqualTo(64 << 10);
     client.create("/ns/a/laid-out").close();
     assertThat(client.stat("/ns/a/laid-out").layout().stripeUnit()).isEqualTo(64 << 10);
     client.clearLayoutPolicy("/ns/a");
-    assertThat(client.layoutPolicy("/ns/a").getPolicy().getStripeUnit()).isZero();
+    assertThat(client.layoutPolicy("/ns/a").policy().stripeUnit()).isZero();
 
     assertThatThrownBy(() -> client.rmdir("/ns/c")).isInstanceOf(PathNotEmptyException.class);
     assertThat(client.delete("/ns", true)).isGreaterThan(25);
@@ -433,18 +424,18 @@ class BraidClientTest {
   void specialFilesAreMadeListedChangedAndRemovedButNotOpened() throws IOException {
     client.mkdirs("/special", 0755);
     long dev = (8L << 8) | 1; // makedev(8, 1)
-    FileAttributes fifo = client.mknod("/special/p", FileType.FILE_TYPE_FIFO, 010666, 0);
+    FileAttributes fifo = client.mknod("/special/p", FileType.FIFO, 010666, 0);
     assertThat(fifo.isFifo()).isTrue();
     assertThat(fifo.isSpecial()).isTrue();
     assertThat(fifo.isFile()).isFalse();
     assertThat(fifo.mode()).as("type bits dropped, umask 022 applied").isEqualTo(0644);
     assertThat(fifo.rdev()).isZero();
-    FileAttributes blk = client.mknod("/special/b", FileType.FILE_TYPE_BLOCK_DEVICE, 0600, dev);
+    FileAttributes blk = client.mknod("/special/b", FileType.BLOCK_DEVICE, 0600, dev);
     assertThat(blk.isBlockDevice()).isTrue();
     assertThat(blk.rdev()).isEqualTo(dev);
-    assertThat(client.mknod("/special/c", FileType.FILE_TYPE_CHARACTER_DEVICE, 0600, 0x103))
+    assertThat(client.mknod("/special/c", FileType.CHARACTER_DEVICE, 0600, 0x103))
         .satisfies(a -> assertThat(a.isCharacterDevice()).isTrue());
-    assertThat(client.mknod("/special/s", FileType.FILE_TYPE_SOCKET, 0777, 0))
+    assertThat(client.mknod("/special/s", FileType.SOCKET, 0777, 0))
         .satisfies(a -> assertThat(a.isSocket()).isTrue());
 
     assertThat(client.stat("/special/b")).isEqualTo(blk);
@@ -452,16 +443,16 @@ class BraidClientTest {
     assertThat(client.list("/special"))
         .extracting(DirectoryEntry::name, DirectoryEntry::type)
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple("b", FileType.FILE_TYPE_BLOCK_DEVICE),
-            org.assertj.core.groups.Tuple.tuple("c", FileType.FILE_TYPE_CHARACTER_DEVICE),
-            org.assertj.core.groups.Tuple.tuple("p", FileType.FILE_TYPE_FIFO),
-            org.assertj.core.groups.Tuple.tuple("s", FileType.FILE_TYPE_SOCKET));
-    assertThat(client.contentSummary("/special").getFileCount()).isEqualTo(4);
-    assertThat(client.contentSummary("/special").getLength()).isZero();
+            org.assertj.core.groups.Tuple.tuple("b", FileType.BLOCK_DEVICE),
+            org.assertj.core.groups.Tuple.tuple("c", FileType.CHARACTER_DEVICE),
+            org.assertj.core.groups.Tuple.tuple("p", FileType.FIFO),
+            org.assertj.core.groups.Tuple.tuple("s", FileType.SOCKET));
+    assertThat(client.contentSummary("/special").fileCount()).isEqualTo(4);
+    assertThat(client.contentSummary("/special").length()).isZero();
 
-    assertThatThrownBy(() -> client.mknod("/special/p", FileType.FILE_TYPE_FIFO, 0644, 0))
+    assertThatThrownBy(() -> client.mknod("/special/p", FileType.FIFO, 0644, 0))
         .isInstanceOf(PathExistsException.class);
-    assertThatThrownBy(() -> client.mknod("/special/r", FileType.FILE_TYPE_REGULAR, 0644, 0))
+    assertThatThrownBy(() -> client.mknod("/special/r", FileType.REGULAR, 0644, 0))
         .isInstanceOf(InvalidArgumentException.class);
     assertThatThrownBy(() -> client.open("/special/p"))
         .isInstanceOf(InvalidArgumentException.class)

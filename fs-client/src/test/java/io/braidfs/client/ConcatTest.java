@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
-import io.braidfs.proto.LayoutSpec;
-import io.braidfs.proto.ReplicaLocation;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,31 +30,28 @@ class ConcatTest {
   /** 64 KiB stripe units over two chunks of 256 KiB: a chunk set holds 512 KiB. */
   static final int UNIT = 64 << 10;
 
-  static final LayoutSpec SMALL =
-      LayoutSpec.newBuilder()
-          .setStripeUnit(UNIT)
-          .setStripeWidth(2)
-          .setChunkSize(256 << 10)
-          .setReplication(2)
-          .build();
+  static final LayoutPolicy SMALL =
+      LayoutPolicy.inherit()
+          .withStripeUnit(UNIT)
+          .withStripeWidth(2)
+          .withChunkSize(256 << 10)
+          .withReplication(2);
 
   static final int SET = 2 * (256 << 10);
 
-  static final LayoutSpec NARROW =
-      LayoutSpec.newBuilder()
-          .setStripeUnit(32 << 10)
-          .setStripeWidth(1)
-          .setChunkSize(128 << 10)
-          .setReplication(1)
-          .build();
+  static final LayoutPolicy NARROW =
+      LayoutPolicy.inherit()
+          .withStripeUnit(32 << 10)
+          .withStripeWidth(1)
+          .withChunkSize(128 << 10)
+          .withReplication(1);
 
-  static final LayoutSpec WIDE =
-      LayoutSpec.newBuilder()
-          .setStripeUnit(16 << 10)
-          .setStripeWidth(3)
-          .setChunkSize(64 << 10)
-          .setReplication(3)
-          .build();
+  static final LayoutPolicy WIDE =
+      LayoutPolicy.inherit()
+          .withStripeUnit(16 << 10)
+          .withStripeWidth(3)
+          .withChunkSize(64 << 10)
+          .withReplication(3);
 
   @TempDir Path dir;
   MiniCluster cluster;
@@ -74,7 +69,7 @@ class ConcatTest {
     cluster.close();
   }
 
-  byte[] write(String path, LayoutSpec layout, int length, long seed) throws IOException {
+  byte[] write(String path, LayoutPolicy layout, int length, long seed) throws IOException {
     byte[] data = new byte[length];
     new Random(seed).nextBytes(data);
     try (OutputStream out =
@@ -98,7 +93,7 @@ class ConcatTest {
 
   /** Writes the target and sources, concatenates, and checks length, contents and the sources. */
   void concatAndCheck(
-      int targetLength, LayoutSpec targetLayout, int[] lengths, LayoutSpec[] layouts)
+      int targetLength, LayoutPolicy targetLayout, int[] lengths, LayoutPolicy[] layouts)
       throws IOException {
     List<byte[]> parts = new ArrayList<>();
     parts.add(write("/t/target", targetLayout, targetLength, 1));
@@ -137,12 +132,12 @@ class ConcatTest {
         1024,
         SMALL,
         new int[] {0, 1, 1024, UNIT - 1, UNIT, UNIT + 1, 2 * SET + 17},
-        new LayoutSpec[] {SMALL});
+        new LayoutPolicy[] {SMALL});
   }
 
   @Test
   void anEmptyTargetAndEmptySources() throws IOException {
-    concatAndCheck(0, SMALL, new int[] {0, 0}, new LayoutSpec[] {SMALL});
+    concatAndCheck(0, SMALL, new int[] {0, 0}, new LayoutPolicy[] {SMALL});
   }
 
   @Test
@@ -151,12 +146,12 @@ class ConcatTest {
         SET + UNIT + 3,
         SMALL,
         new int[] {1, 3 * (128 << 10) + 5, UNIT - 1, 200_001, 1024},
-        new LayoutSpec[] {NARROW, WIDE, SMALL});
+        new LayoutPolicy[] {NARROW, WIDE, SMALL});
   }
 
   @Test
   void aTargetEndingOnAChunkSetBoundary() throws IOException {
-    concatAndCheck(SET, SMALL, new int[] {SET, 1}, new LayoutSpec[] {SMALL, WIDE});
+    concatAndCheck(SET, SMALL, new int[] {SET, 1}, new LayoutPolicy[] {SMALL, WIDE});
   }
 
   @Test
@@ -291,8 +286,8 @@ class ConcatTest {
     // /s/b lives on one data server only; stopping it fails the copy after /s/a is appended.
     byte[] b = write("/s/b", NARROW, 5000, 3);
     ReplicaLocation holder =
-        client.locations("/s/b", 0, 0).getChunkSets(0).getChunks(0).getReplicas(0);
-    int index = cluster.indexOf(holder.getServerId());
+        client.locations("/s/b", 0, 0).chunkSets().get(0).chunks().get(0).replicas().get(0);
+    int index = cluster.indexOf(holder.serverId());
     Map<String, String> before = snapshot();
     cluster.stopDataServer(index);
 

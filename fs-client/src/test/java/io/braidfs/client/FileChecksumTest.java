@@ -6,10 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.braidfs.common.error.IsDirectoryException;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
-import io.braidfs.proto.ChunkLocation;
-import io.braidfs.proto.ChunkSetLocation;
-import io.braidfs.proto.LayoutSpec;
-import io.braidfs.proto.ReplicaLocation;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -57,13 +53,12 @@ class FileChecksumTest {
     cluster.close();
   }
 
-  static LayoutSpec layout(int unit, int width, int chunk, int replication) {
-    return LayoutSpec.newBuilder()
-        .setStripeUnit(unit)
-        .setStripeWidth(width)
-        .setChunkSize(chunk)
-        .setReplication(replication)
-        .build();
+  static LayoutPolicy layout(int unit, int width, int chunk, int replication) {
+    return LayoutPolicy.inherit()
+        .withStripeUnit(unit)
+        .withStripeWidth(width)
+        .withChunkSize(chunk)
+        .withReplication(replication);
   }
 
   static Stream<Arguments> layouts() {
@@ -79,7 +74,7 @@ class FileChecksumTest {
   @ParameterizedTest(name = "width {0}, replication {1}")
   @MethodSource("layouts")
   void checksumIsCrc32cOfTheContent(int width, int replication) throws IOException {
-    LayoutSpec spec = layout(UNIT, width, CHUNK, replication);
+    LayoutPolicy spec = layout(UNIT, width, CHUNK, replication);
     long set = (long) CHUNK * width;
     long[] sizes = {
       0, 1, (64 << 10) - 1, UNIT - 1, UNIT + 1, CHUNK - 1, CHUNK + 1, set + 1, 3 * set + 17
@@ -97,7 +92,7 @@ class FileChecksumTest {
   @Test
   void equalBytesInDifferentLayoutsHaveEqualChecksums() throws IOException {
     byte[] data = random(99, 3 * CHUNK + 4321);
-    LayoutSpec[] specs = {
+    LayoutPolicy[] specs = {
       layout(UNIT, 1, CHUNK, 1),
       layout(64 << 10, 1, 256 << 10, 2),
       layout(UNIT, 4, CHUNK, 2),
@@ -107,10 +102,10 @@ class FileChecksumTest {
       layout(4 << 10, 2, 20 << 10, 1),
       layout(16 << 10, 3, 48 << 10, 2),
       layout(4 << 10, 1, 12 << 10, 1),
-      LayoutSpec.getDefaultInstance(),
+      LayoutPolicy.inherit(),
     };
     FileChecksum expected = new FileChecksum(data.length, crc(data));
-    for (LayoutSpec spec : specs) {
+    for (LayoutPolicy spec : specs) {
       String path = write(spec, data);
       assertThat(client.checksum(path)).as("%s", spec).isEqualTo(expected);
     }
@@ -118,7 +113,7 @@ class FileChecksumTest {
 
   @Test
   void emptyFileChecksumsToZero() throws IOException {
-    String path = write(LayoutSpec.getDefaultInstance(), new byte[0]);
+    String path = write(LayoutPolicy.inherit(), new byte[0]);
     assertThat(client.checksum(path)).isEqualTo(new FileChecksum(0, 0));
   }
 
@@ -144,8 +139,8 @@ class FileChecksumTest {
     long written = at[3] + 1000 + 3 * 5000;
     model = Arrays.copyOf(model, (int) written);
     // The holes are real: chunk sets 1 and 2 were never allocated.
-    assertThat(client.locations(path, 0, 0).getChunkSetsList())
-        .extracting(ChunkSetLocation::getSetIndex)
+    assertThat(client.locations(path, 0, 0).chunkSets())
+        .extracting(ChunkSetLocation::setIndex)
         .containsExactly(0L, 3L);
     assertThat(readAll(path)).isEqualTo(model);
     assertThat(client.checksum(path)).isEqualTo(new FileChecksum(written, crc(model)));
@@ -200,7 +195,7 @@ class FileChecksumTest {
   @Test
   void aSymlinkIsFollowed() throws IOException {
     byte[] data = random(3, 1000);
-    String path = write(LayoutSpec.getDefaultInstance(), data);
+    String path = write(LayoutPolicy.inherit(), data);
     client.symlink(path, "/ck/link", true);
     assertThat(client.checksum("/ck/link")).isEqualTo(new FileChecksum(1000, crc(data)));
   }
@@ -220,17 +215,17 @@ class FileChecksumTest {
         out.write(data);
       }
       // The server holding the first replica of the first chunk: the one every request tries first.
-      ChunkSetLocation first = b.locations("/dead", 0, 0).getChunkSets(0);
-      ChunkLocation chunk = first.getChunks(0);
-      ReplicaLocation nearest = chunk.getReplicas(0);
-      c.stopDataServer(c.indexOf(nearest.getServerId()));
+      ChunkSetLocation first = b.locations("/dead", 0, 0).chunkSets().get(0);
+      ChunkLocation chunk = first.chunks().get(0);
+      ReplicaLocation nearest = chunk.replicas().get(0);
+      c.stopDataServer(c.indexOf(nearest.serverId()));
       assertThat(b.checksum("/dead")).isEqualTo(new FileChecksum(data.length, crc(data)));
       // Again, now that the client knows the server failed and tries the other replica first.
       assertThat(b.checksum("/dead")).isEqualTo(new FileChecksum(data.length, crc(data)));
     }
   }
 
-  static String write(LayoutSpec spec, byte[] data) throws IOException {
+  static String write(LayoutPolicy spec, byte[] data) throws IOException {
     String path = "/ck/f" + (files++);
     try (OutputStream out = client.create(path, CreateOptions.defaults().withLayout(spec))) {
       // Odd write sizes, so that nothing lines up with units or blocks by accident.

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
-import io.braidfs.proto.SetAttrRequest;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
@@ -38,7 +37,7 @@ class KillSetIdTest {
   }
 
   private static FileAttributes kill(BraidClient c, String path) throws IOException {
-    return c.setAttr(SetAttrRequest.newBuilder().setPath(path).setKillSetid(true).build());
+    return c.setAttr(path, AttrChange.builder().killSetid().build());
   }
 
   @Test
@@ -68,14 +67,7 @@ class KillSetIdTest {
   @Test
   void notTogetherWithAMode() throws IOException {
     root.create("/w4").close();
-    assertThatThrownBy(
-            () ->
-                root.setAttr(
-                    SetAttrRequest.newBuilder()
-                        .setPath("/w4")
-                        .setKillSetid(true)
-                        .setMode(0)
-                        .build()))
+    assertThatThrownBy(() -> root.setAttr("/w4", AttrChange.builder().killSetid().mode(0).build()))
         .satisfies(
             e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.INVALID_ARGUMENT));
   }

@@ -1,12 +1,11 @@
 package io.braidfs.client;
 
-import io.braidfs.client.data.ChunkService;
-import io.braidfs.client.data.DataPathOptions;
-import io.braidfs.client.data.LocalReplicas;
-import io.braidfs.client.data.ReplicaHealth;
-import io.braidfs.client.data.StripedReader;
-import io.braidfs.client.data.StripedWriter;
-import io.braidfs.client.data.WriteTarget;
+import io.braidfs.client.internal.data.ChunkService;
+import io.braidfs.client.internal.data.LocalReplicas;
+import io.braidfs.client.internal.data.ReplicaHealth;
+import io.braidfs.client.internal.data.StripedReader;
+import io.braidfs.client.internal.data.StripedWriter;
+import io.braidfs.client.internal.data.WriteTarget;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.rpc.HostPort;
@@ -21,8 +20,6 @@ import io.braidfs.mds.cluster.MdsClusterConfigKeys;
 import io.braidfs.mds.server.MdsConfigKeys;
 import io.braidfs.mds.server.MdsServer;
 import io.braidfs.mds.store.MdsStoreConfigKeys;
-import io.braidfs.proto.ChunkLocation;
-import io.braidfs.proto.ChunkSetLocation;
 import io.braidfs.proto.CreateRequest;
 import io.braidfs.proto.CreateResponse;
 import io.braidfs.proto.LayoutSpec;
@@ -135,10 +132,10 @@ public final class MiniCluster implements AutoCloseable {
    */
   public List<Replica> replicasOf(BraidClient client, String path) throws IOException {
     List<Replica> out = new ArrayList<>();
-    for (ChunkSetLocation set : client.locations(path, 0, 0).getChunkSetsList()) {
-      for (ChunkLocation chunk : set.getChunksList()) {
+    for (ChunkSetLocation set : client.locations(path, 0, 0).chunkSets()) {
+      for (ChunkLocation chunk : set.chunks()) {
         for (DataServer ds : runningDataServers()) {
-          Replica r = ds.store().get(ChunkKey.of(chunk.getId()));
+          Replica r = ds.store().get(new ChunkKey(chunk.inodeId(), chunk.chunkIndex()));
           if (r != null) {
             out.add(r);
           }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.braidfs.client.testing.LinkEmulator;
 import io.braidfs.common.testing.Await;
 import io.braidfs.dataserver.DataServerConfigKeys;
-import io.braidfs.proto.LayoutSpec;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
@@ -69,13 +68,12 @@ class PrefetchOverWanTest {
     client = cluster.newBraidClient("root");
     data = new byte[SIZE];
     new Random(3).nextBytes(data);
-    LayoutSpec layout =
-        LayoutSpec.newBuilder()
-            .setStripeUnit(1 << 20)
-            .setStripeWidth(3)
-            .setChunkSize(64L << 20)
-            .setReplication(1)
-            .build();
+    LayoutPolicy layout =
+        LayoutPolicy.inherit()
+            .withStripeUnit(1 << 20)
+            .withStripeWidth(3)
+            .withChunkSize(64L << 20)
+            .withReplication(1);
     try (OutputStream out = client.create("/wan", CreateOptions.defaults().withLayout(layout))) {
       out.write(data);
     }
@@ -159,10 +157,10 @@ class PrefetchOverWanTest {
     } finally {
       pool.shutdownNow();
     }
-    LOG.info("16 readers: read-ahead peaked at {} of {} bytes", c.prefetchBudget().peak(), budget);
-    assertThat(c.prefetchBudget().peak()).isPositive().isLessThanOrEqualTo(budget);
+    LOG.info("16 readers: read-ahead peaked at {} of {} bytes", c.prefetchStats().peak(), budget);
+    assertThat(c.prefetchStats().peak()).isPositive().isLessThanOrEqualTo(budget);
     // Read-ahead the readers dropped is returned only once it has crossed the link.
     Await.until(
-        "dropped read-ahead arrived", Duration.ofSeconds(20), () -> c.prefetchBudget().used() == 0);
+        "dropped read-ahead arrived", Duration.ofSeconds(20), () -> c.prefetchStats().used() == 0);
   }
 }

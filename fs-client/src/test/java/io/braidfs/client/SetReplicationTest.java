@@ -8,10 +8,6 @@ import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.dataserver.DataServer;
 import io.braidfs.dataserver.store.ChunkKey;
 import io.braidfs.dataserver.store.Replica;
-import io.braidfs.proto.ChunkLocation;
-import io.braidfs.proto.ChunkSetLocation;
-import io.braidfs.proto.LayoutSpec;
-import io.braidfs.proto.ReplicaLocation;
 import io.braidfs.proto.ReplicaState;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -55,13 +51,12 @@ class SetReplicationTest {
   }
 
   /** 64 KiB units, two chunks of 256 KiB per set: 1.2 MiB gives three sets, six chunks. */
-  private static LayoutSpec layout(int replication) {
-    return LayoutSpec.newBuilder()
-        .setStripeUnit(64 << 10)
-        .setStripeWidth(2)
-        .setChunkSize(256 << 10)
-        .setReplication(replication)
-        .build();
+  private static LayoutPolicy layout(int replication) {
+    return LayoutPolicy.inherit()
+        .withStripeUnit(64 << 10)
+        .withStripeWidth(2)
+        .withChunkSize(256 << 10)
+        .withReplication(replication);
   }
 
   private byte[] write(String path, int replication) throws IOException {
@@ -76,16 +71,20 @@ class SetReplicationTest {
 
   private List<ChunkLocation> chunks(String path) throws IOException {
     List<ChunkLocation> out = new ArrayList<>();
-    for (ChunkSetLocation set : root.locations(path, 0, 0).getChunkSetsList()) {
-      out.addAll(set.getChunksList());
+    for (ChunkSetLocation set : root.locations(path, 0, 0).chunkSets()) {
+      out.addAll(set.chunks());
     }
     return out;
   }
 
+  private static ChunkKey key(ChunkLocation c) {
+    return new ChunkKey(c.inodeId(), c.chunkIndex());
+  }
+
   private static Set<Integer> holders(ChunkLocation c) {
     Set<Integer> out = new HashSet<>();
-    for (ReplicaLocation r : c.getReplicasList()) {
-      out.add(r.getServerId());
+    for (ReplicaLocation r : c.replicas()) {
+      out.add(r.serverId());
     }
     return out;
   }
@@ -95,7 +94,7 @@ class SetReplicationTest {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (true) {
       List<ChunkLocation> chunks = chunks(path);
-      if (chunks.stream().allMatch(c -> c.getReplicasCount() == n)) {
+      if (chunks.stream().allMatch(c -> c.replicas().size() == n)) {
         return chunks;
       }
       if (System.nanoTime() > deadline) {
@@ -109,16 +108,16 @@ class SetReplicationTest {
   private void assertOnDisk(ChunkLocation c) throws IOException {
     byte[] first = null;
     for (int id : holders(c)) {
-      Replica r = cluster.dataServerById(id).store().get(ChunkKey.of(c.getId()));
-      assertThat(r).as("chunk %s on server %s", c.getId(), id).isNotNull();
+      Replica r = cluster.dataServerById(id).store().get(key(c));
+      assertThat(r).as("chunk %s on server %s", key(c), id).isNotNull();
       assertThat(r.state()).isEqualTo(ReplicaState.REPLICA_STATE_FINALIZED);
-      assertThat(r.version()).isEqualTo(c.getVersion());
-      assertThat(r.length()).isEqualTo(c.getLength());
+      assertThat(r.version()).isEqualTo(c.version());
+      assertThat(r.length()).isEqualTo(c.length());
       byte[] bytes = Files.readAllBytes(r.dataFile());
       if (first == null) {
         first = bytes;
       } else {
-        assertThat(bytes).as("chunk %s on server %s", c.getId(), id).isEqualTo(first);
+        assertThat(bytes).as("chunk %s on server %s", key(c), id).isEqualTo(first);
       }
     }
   }
@@ -132,9 +131,9 @@ class SetReplicationTest {
   private void awaitGone(ChunkLocation c, int serverId) throws Exception {
     DataServer ds = cluster.dataServerById(serverId);
     long deadline = System.nanoTime() + WAIT.toNanos();
-    while (ds.store().get(ChunkKey.of(c.getId())) != null) {
+    while (ds.store().get(key(c)) != null) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("chunk " + c.getId() + " still on server " + serverId);
+        throw new AssertionError("chunk " + key(c) + " still on server " + serverId);
       }
       Thread.sleep(20);
     }
@@ -146,8 +145,8 @@ class SetReplicationTest {
     byte[] data = write(p, 2);
     Map<String, Set<Integer>> before = new HashMap<>();
     for (ChunkLocation c : chunks(p)) {
-      assertThat(c.getReplicasCount()).isEqualTo(2);
-      before.put(c.getId().toString(), holders(c));
+      assertThat(c.replicas().size()).isEqualTo(2);
+      before.put(key(c).toString(), holders(c));
     }
     assertThat(before).hasSizeGreaterThanOrEqualTo(6);
 
@@ -156,7 +155,7 @@ class SetReplicationTest {
 
     for (ChunkLocation c : awaitReplicas(p, 4)) {
       Set<Integer> now = holders(c);
-      assertThat(now).containsAll(before.get(c.getId().toString())).hasSize(4);
+      assertThat(now).containsAll(before.get(key(c).toString())).hasSize(4);
       assertOnDisk(c);
     }
     // Every chunk is now on every server: one server alone serves the whole file, verified.
@@ -179,11 +178,11 @@ class SetReplicationTest {
 
     Map<String, Set<Integer>> kept = new HashMap<>();
     for (ChunkLocation c : awaitReplicas(p, 1)) {
-      kept.put(c.getId().toString(), holders(c));
+      kept.put(key(c).toString(), holders(c));
       assertOnDisk(c);
     }
     for (ChunkLocation c : before) {
-      Set<Integer> keep = kept.get(c.getId().toString());
+      Set<Integer> keep = kept.get(key(c).toString());
       assertThat(holders(c)).containsAll(keep);
       for (int id : holders(c)) {
         if (!keep.contains(id)) {
@@ -225,7 +224,7 @@ class SetReplicationTest {
       out.flush();
       assertThat(root.setReplication(p, 3)).isTrue();
       assertThat(root.stat(p).layout().replication()).isEqualTo(3);
-      assertThat(chunks(p)).allMatch(c -> c.getReplicasCount() == 2);
+      assertThat(chunks(p)).allMatch(c -> c.replicas().size() == 2);
     }
     for (ChunkLocation c : awaitReplicas(p, 3)) {
       assertOnDisk(c);
@@ -246,7 +245,7 @@ class SetReplicationTest {
     BraidClient alice = cluster.newBraidClient("alice");
     assertStatus(() -> alice.setReplication(p, 3), Status.PERMISSION_DENIED);
     assertThat(root.stat(p).layout().replication()).isEqualTo(2);
-    assertThat(chunks(p)).allMatch(c -> c.getReplicasCount() == 2);
+    assertThat(chunks(p)).allMatch(c -> c.replicas().size() == 2);
     assertThat(root.setReplication(p, 2)).isTrue(); // unchanged: nothing to do
   }
 

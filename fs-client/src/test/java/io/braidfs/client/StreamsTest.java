@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.testing.Await;
-import io.braidfs.proto.LayoutSpec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -53,8 +52,8 @@ class StreamsTest {
     start(2, Map.of());
     BraidClient c =
         cluster.newBraidClient("root", Map.of(ClientConfigKeys.DATA_TIMEOUT.name(), "2s"));
-    LayoutSpec one =
-        LayoutSpec.newBuilder().setStripeUnit(1 << 20).setStripeWidth(1).setReplication(2).build();
+    LayoutPolicy one =
+        LayoutPolicy.inherit().withStripeUnit(1 << 20).withStripeWidth(1).withReplication(2);
     byte[] block = new byte[1 << 20];
     BraidOutputStream out = c.create("/doomed", CreateOptions.defaults().withLayout(one));
     out.write(block);
@@ -85,7 +84,7 @@ class StreamsTest {
     start(1, Map.of("braid.mds.lease.soft-limit", "600ms", "braid.mds.lease.hard-limit", "1200ms"));
     BraidClient c = cluster.newBraidClient("root");
     BraidClient other = cluster.newBraidClient("root");
-    LayoutSpec single = LayoutSpec.newBuilder().setStripeWidth(1).setReplication(1).build();
+    LayoutPolicy single = LayoutPolicy.inherit().withStripeWidth(1).withReplication(1);
     try (OutputStream out = c.create("/slow", CreateOptions.defaults().withLayout(single))) {
       out.write(1);
       Thread.sleep(2500); // twice the hard limit
@@ -138,9 +137,9 @@ class StreamsTest {
     } finally {
       pool.shutdownNow();
     }
-    assertThat(c.prefetchBudget().peak()).isPositive().isLessThanOrEqualTo(budget);
+    assertThat(c.prefetchStats().peak()).isPositive().isLessThanOrEqualTo(budget);
     Await.until(
-        "read-ahead memory released", Duration.ofSeconds(5), () -> c.prefetchBudget().used() == 0);
+        "read-ahead memory released", Duration.ofSeconds(5), () -> c.prefetchStats().used() == 0);
   }
 
   @Test
@@ -151,17 +150,17 @@ class StreamsTest {
         c.create(
             "/abandoned",
             CreateOptions.defaults()
-                .withLayout(LayoutSpec.newBuilder().setStripeWidth(1).setReplication(1).build()));
+                .withLayout(LayoutPolicy.inherit().withStripeWidth(1).withReplication(1)));
     out.write(new byte[100]);
     out.flush();
-    LayoutSpec single = LayoutSpec.newBuilder().setStripeWidth(1).setReplication(1).build();
+    LayoutPolicy single = LayoutPolicy.inherit().withStripeWidth(1).withReplication(1);
     try (OutputStream done = c.create("/read-me", CreateOptions.defaults().withLayout(single))) {
       done.write(new byte[3 << 20]);
     }
     BraidInputStream in = c.open("/read-me");
     in.read(new byte[1000]);
     in.read(new byte[1000]); // sequential: read-ahead holds memory now
-    assertThat(c.prefetchBudget().used()).isPositive();
+    assertThat(c.prefetchStats().used()).isPositive();
     List<String> before = Await.braidThreads();
     c.close();
     c.close();
@@ -171,7 +170,7 @@ class StreamsTest {
         () -> Await.braidThreads().stream().noneMatch(t -> t.contains("test-root")));
     assertThat(before).anyMatch(t -> t.contains("test-root"));
     Await.until(
-        "read-ahead memory returned", Duration.ofSeconds(5), () -> c.prefetchBudget().used() == 0);
+        "read-ahead memory returned", Duration.ofSeconds(5), () -> c.prefetchStats().used() == 0);
     assertThatThrownBy(() -> in.read()).hasMessageContaining("closed");
     assertThatThrownBy(() -> c.create("/after-close")).hasMessageContaining("closed");
   }

@@ -1,13 +1,12 @@
 package io.braidfs.fuse;
 
+import io.braidfs.client.AttrChange;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.FileAttributes;
+import io.braidfs.client.FileSystemStats;
+import io.braidfs.client.FileType;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
-import io.braidfs.proto.Attributes;
-import io.braidfs.proto.FileType;
-import io.braidfs.proto.SetAttrRequest;
-import io.braidfs.proto.StatFsResponse;
 import java.io.IOException;
 import java.util.function.UnaryOperator;
 import ru.serce.jnrfuse.struct.FileStat;
@@ -56,13 +55,13 @@ final class AttributeOperations {
   /** The {@code S_IF*} bits of a type; an unknown type shows as a regular file. */
   static int typeBits(FileType type) {
     return switch (type) {
-      case FILE_TYPE_DIRECTORY -> FileStat.S_IFDIR;
-      case FILE_TYPE_SYMLINK -> FileStat.S_IFLNK;
-      case FILE_TYPE_FIFO -> FileStat.S_IFIFO;
-      case FILE_TYPE_CHARACTER_DEVICE -> FileStat.S_IFCHR;
-      case FILE_TYPE_BLOCK_DEVICE -> FileStat.S_IFBLK;
-      case FILE_TYPE_SOCKET -> FileStat.S_IFSOCK;
-      case FILE_TYPE_REGULAR, FILE_TYPE_UNSPECIFIED, UNRECOGNIZED -> FileStat.S_IFREG;
+      case DIRECTORY -> FileStat.S_IFDIR;
+      case SYMLINK -> FileStat.S_IFLNK;
+      case FIFO -> FileStat.S_IFIFO;
+      case CHARACTER_DEVICE -> FileStat.S_IFCHR;
+      case BLOCK_DEVICE -> FileStat.S_IFBLK;
+      case SOCKET -> FileStat.S_IFSOCK;
+      case REGULAR, UNKNOWN -> FileStat.S_IFREG;
     };
   }
 
@@ -107,10 +106,10 @@ final class AttributeOperations {
         && files.changeBehind(
             path,
             c,
-            SetAttrRequest.newBuilder().setMode(m).build(),
+            AttrChange.builder().mode(m).build(),
             k ->
                 caller.uid() == 0 || k.user().equals(c.user())
-                    ? changedAttributes(k, b -> b.setMode(m))
+                    ? changedAttributes(k, b -> b.mode(m))
                     : null,
             after -> caller.changed(path, after))) {
       return 0;
@@ -125,8 +124,7 @@ final class AttributeOperations {
       }
       // A chmod from a non-owner that only drops set-id bits is the kernel's own, after a write
       // (default_permissions has refused any other): the MDS allows it to writers.
-      return caller.changed(
-          path, c.setAttr(SetAttrRequest.newBuilder().setPath(path).setKillSetid(true).build()));
+      return caller.changed(path, c.setAttr(path, AttrChange.builder().killSetid().build()));
     }
   }
 
@@ -146,14 +144,14 @@ final class AttributeOperations {
       return caller.changed(path, c.lstat(path));
     }
     if (caller.uid() == 0) {
-      SetAttrRequest.Builder b = SetAttrRequest.newBuilder();
+      AttrChange.Builder b = AttrChange.builder();
       if (user != null) {
-        b.setUser(user);
+        b.user(user);
       }
       if (group != null) {
-        b.setGroup(group);
+        b.group(group);
       }
-      SetAttrRequest req = b.build();
+      AttrChange req = b.build();
       if (files.changeBehind(
           path,
           c,
@@ -163,8 +161,8 @@ final class AttributeOperations {
                   ? changedAttributes(
                       k,
                       a ->
-                          a.setUser(user != null ? user : k.user())
-                              .setGroup(group != null ? group : k.group()))
+                          a.user(user != null ? user : k.user())
+                              .group(group != null ? group : k.group()))
                   : null,
           after -> caller.changed(path, after))) {
         return 0;
@@ -175,38 +173,38 @@ final class AttributeOperations {
 
   /** {@code known} with a change applied and ctime now, as the MDS will make it. */
   private static FileAttributes changedAttributes(
-      FileAttributes known, UnaryOperator<Attributes.Builder> change) {
+      FileAttributes known, UnaryOperator<FileAttributes.Builder> change) {
     long now = System.currentTimeMillis() * 1_000_000L;
-    return FileAttributes.of(change.apply(known.toProto().toBuilder()).setCtimeNs(now).build());
+    return change.apply(known.toBuilder()).ctimeNanos(now).build();
   }
 
   /** utimensat(2): each of the two times set, set to now, or left (UTIME_OMIT). */
   int utimens(String path, Timespec[] timespec) throws IOException {
-    SetAttrRequest.Builder b = SetAttrRequest.newBuilder().setPath(path);
+    AttrChange.Builder b = AttrChange.builder();
     times(timespec[0], b, true);
     times(timespec[1], b, false);
     BraidClient c = caller.client();
-    return files.afterCommit(path, c, () -> caller.changed(path, c.setAttr(b.build())));
+    return files.afterCommit(path, c, () -> caller.changed(path, c.setAttr(path, b.build())));
   }
 
-  private static void times(Timespec t, SetAttrRequest.Builder b, boolean atime) {
+  private static void times(Timespec t, AttrChange.Builder b, boolean atime) {
     long nsec = t.tv_nsec.longValue();
     if (nsec == UTIME_OMIT) {
       return;
     }
     if (nsec == UTIME_NOW) {
       if (atime) {
-        b.setAtimeNow(true);
+        b.atimeNow();
       } else {
-        b.setMtimeNow(true);
+        b.mtimeNow();
       }
       return;
     }
     long ns = t.tv_sec.get() * 1_000_000_000L + nsec;
     if (atime) {
-      b.setAtimeNs(ns);
+      b.atimeNanos(ns);
     } else {
-      b.setMtimeNs(ns);
+      b.mtimeNanos(ns);
     }
   }
 
@@ -250,21 +248,21 @@ final class AttributeOperations {
    * used.
    */
   int statfs(Statvfs stbuf) throws IOException {
-    StatFsResponse r = caller.client().statFs();
-    long capacity = r.getCapacityBytes();
-    long used = r.getUsedBytes();
-    long avail = Math.min(r.getAvailableBytes(), Math.max(0, capacity - used));
+    FileSystemStats r = caller.client().statFs();
+    long capacity = r.capacityBytes();
+    long used = r.usedBytes();
+    long avail = Math.min(r.availableBytes(), Math.max(0, capacity - used));
     stbuf.f_bsize.set(BLOCK);
     stbuf.f_frsize.set(BLOCK);
     stbuf.f_blocks.set(capacity / BLOCK);
     stbuf.f_bfree.set(Math.max(0, capacity - used) / BLOCK);
     stbuf.f_bavail.set(avail / BLOCK);
-    long maxInodes = r.getMaxInodes() > 0 ? r.getMaxInodes() : Long.MAX_VALUE / 2;
+    long maxInodes = r.maxInodes() > 0 ? r.maxInodes() : Long.MAX_VALUE / 2;
     stbuf.f_files.set(maxInodes);
-    long free = Math.max(0, maxInodes - r.getInodeCount());
+    long free = Math.max(0, maxInodes - r.inodeCount());
     stbuf.f_ffree.set(free);
     stbuf.f_favail.set(free);
-    stbuf.f_namemax.set(r.getMaxNameBytes() > 0 ? r.getMaxNameBytes() : 255);
+    stbuf.f_namemax.set(r.maxNameBytes() > 0 ? r.maxNameBytes() : 255);
     return 0;
   }
 }

@@ -1,8 +1,8 @@
 package io.braidfs.fuse;
 
+import io.braidfs.client.AttrChange;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.FileAttributes;
-import io.braidfs.proto.SetAttrRequest;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.concurrent.CompletableFuture;
@@ -30,7 +30,7 @@ final class AttributeWriteBehind {
   private long knownAt;
 
   /** Changes not sent yet, merged, with the client of their caller; or null. */
-  private SetAttrRequest.@Nullable Builder unsent;
+  private AttrChange.@Nullable Builder unsent;
 
   private @Nullable BraidClient unsentBy;
   private long unsentSince;
@@ -66,18 +66,18 @@ final class AttributeWriteBehind {
    * Holds back {@code change}, made by {@code client}, merged with those before it; a change by
    * another caller sends those first.
    */
-  void add(BraidClient client, SetAttrRequest change) {
+  void add(BraidClient client, AttrChange change) {
     if (unsent != null && unsentBy != client) {
       send();
     }
-    SetAttrRequest.Builder u = unsent;
+    AttrChange.Builder u = unsent;
     if (u == null) {
-      u = SetAttrRequest.newBuilder().setInodeId(inodeId);
+      u = AttrChange.builder();
       unsent = u;
       unsentBy = client;
       unsentSince = System.nanoTime();
     }
-    u.mergeFrom(change);
+    u.merge(change);
   }
 
   /** Sends the changes held back if they are older than {@code maxAgeNanos}. */
@@ -89,19 +89,19 @@ final class AttributeWriteBehind {
 
   /** Sends the changes held back, if any, in the background, after those sent before. */
   void send() {
-    SetAttrRequest.Builder u = unsent;
+    AttrChange.Builder u = unsent;
     BraidClient c = unsentBy;
     unsent = null;
     unsentBy = null;
     if (u == null || c == null) {
       return;
     }
-    SetAttrRequest req = u.build();
+    AttrChange req = u.build();
     sent =
         sent.thenRunAsync(
             () -> {
               try {
-                c.setAttr(req);
+                c.setAttr(inodeId, req);
               } catch (IOException e) {
                 throw new CompletionException(e);
               }

@@ -5,7 +5,7 @@ import io.braidfs.client.CreateOptions;
 import io.braidfs.client.DirectoryEntry;
 import io.braidfs.client.DirectoryPage;
 import io.braidfs.client.FileAttributes;
-import io.braidfs.proto.FileType;
+import io.braidfs.client.FileType;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -130,25 +130,24 @@ final class NamespaceOperations {
     int format = (int) mode & FileStat.S_IFMT;
     FileType type;
     if (format == FileStat.S_IFIFO) {
-      type = FileType.FILE_TYPE_FIFO;
+      type = FileType.FIFO;
     } else if (format == FileStat.S_IFCHR) {
-      type = FileType.FILE_TYPE_CHARACTER_DEVICE;
+      type = FileType.CHARACTER_DEVICE;
     } else if (format == FileStat.S_IFBLK) {
-      type = FileType.FILE_TYPE_BLOCK_DEVICE;
+      type = FileType.BLOCK_DEVICE;
     } else if (format == FileStat.S_IFSOCK) {
-      type = FileType.FILE_TYPE_SOCKET;
+      type = FileType.SOCKET;
     } else if (format == FileStat.S_IFREG || format == 0) {
-      type = FileType.FILE_TYPE_REGULAR;
+      type = FileType.REGULAR;
     } else {
       return -FuseErrors.EINVAL;
     }
     BraidClient c = caller.client();
-    if (type == FileType.FILE_TYPE_REGULAR) {
+    if (type == FileType.REGULAR) {
       c.create(path, createOptions(mode)).close();
       return 0;
     }
-    boolean device =
-        type == FileType.FILE_TYPE_CHARACTER_DEVICE || type == FileType.FILE_TYPE_BLOCK_DEVICE;
+    boolean device = type == FileType.CHARACTER_DEVICE || type == FileType.BLOCK_DEVICE;
     return caller.changed(path, c.mknod(path, type, (int) mode & 07777, device ? rdev : 0));
   }
 

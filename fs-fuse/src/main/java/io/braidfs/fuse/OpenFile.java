@@ -1,12 +1,12 @@
 package io.braidfs.fuse;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-import com.google.protobuf.ByteString;
+import io.braidfs.client.AttrChange;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidInputStream;
 import io.braidfs.client.BraidOutputStream;
 import io.braidfs.client.FileAttributes;
-import io.braidfs.proto.SetAttrRequest;
+import io.braidfs.client.WriteToken;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -53,7 +53,7 @@ final class OpenFile {
   /** A truncate at the MDS, given the write token of the inode's last writer. */
   @FunctionalInterface
   interface Truncation {
-    FileAttributes apply(ByteString writeToken) throws IOException;
+    FileAttributes apply(WriteToken writeToken) throws IOException;
   }
 
   final long inodeId;
@@ -97,7 +97,7 @@ final class OpenFile {
 
   /** The write token of the last writer, kept past its commit for ftruncate(2) of the handles. */
   @GuardedBy("lock")
-  private ByteString writeToken = ByteString.EMPTY;
+  private WriteToken writeToken = WriteToken.none();
 
   /** An inode's state, sending held-back attribute changes on {@code behind}. */
   OpenFile(long inodeId, Executor behind) {
@@ -387,7 +387,7 @@ final class OpenFile {
    * with it a handle open for writing truncates as its open allows, not as the mode does.
    */
   @GuardedBy("lock")
-  private ByteString writeToken() {
+  private WriteToken writeToken() {
     BraidOutputStream o = out;
     return o != null && !o.isClosed() ? o.writeToken() : writeToken;
   }
@@ -476,7 +476,7 @@ final class OpenFile {
    */
   boolean changeBehind(
       BraidClient client,
-      SetAttrRequest change,
+      AttrChange change,
       long maxAgeNanos,
       Function<FileAttributes, @Nullable FileAttributes> outcome,
       Consumer<FileAttributes> answered) {

@@ -1,12 +1,12 @@
 package io.braidfs.fuse;
 
+import io.braidfs.client.AttrChange;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidInputStream;
 import io.braidfs.client.BraidOutputStream;
 import io.braidfs.client.FileAttributes;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
-import io.braidfs.proto.SetAttrRequest;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -334,7 +334,7 @@ final class OpenFileTable {
   boolean changeBehind(
       String path,
       BraidClient c,
-      SetAttrRequest change,
+      AttrChange change,
       Function<FileAttributes, @Nullable FileAttributes> outcome,
       Consumer<FileAttributes> answered) {
     OpenFile w = writing.get(path);

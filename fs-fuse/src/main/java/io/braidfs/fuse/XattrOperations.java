@@ -1,6 +1,6 @@
 package io.braidfs.fuse;
 
-import io.braidfs.proto.XattrSetMode;
+import io.braidfs.client.XattrSetMode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -62,10 +62,8 @@ final class XattrOperations {
     value.get(0, b, 0, b.length);
     XattrSetMode mode =
         (flags & XATTR_CREATE) != 0
-            ? XattrSetMode.XATTR_SET_MODE_CREATE
-            : (flags & XATTR_REPLACE) != 0
-                ? XattrSetMode.XATTR_SET_MODE_REPLACE
-                : XattrSetMode.XATTR_SET_MODE_UNSPECIFIED;
+            ? XattrSetMode.CREATE
+            : (flags & XATTR_REPLACE) != 0 ? XattrSetMode.REPLACE : XattrSetMode.CREATE_OR_REPLACE;
     recent.forget(path);
     caller.client().setXattr(path, xattr, b, mode);
     return 0;

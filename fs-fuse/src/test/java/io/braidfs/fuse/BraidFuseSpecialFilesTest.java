@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.FileAttributes;
+import io.braidfs.client.FileType;
 import io.braidfs.client.MiniCluster;
-import io.braidfs.proto.FileType;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.StandardProtocolFamily;
@@ -243,7 +243,7 @@ class BraidFuseSpecialFilesTest {
   void aRegularFileMadeByMknodIsStillAnEmptyFile() throws Exception {
     sh(dir, "python3 -c 'import os, stat; os.mknod(\"f\", 0o640 | stat.S_IFREG)'");
     assertThat(sh(dir, "stat -c '%F %a %s' f")).isEqualTo("regular empty file 640 0\n");
-    assertThat(client.lstat(base + "/f").type()).isEqualTo(FileType.FILE_TYPE_REGULAR);
+    assertThat(client.lstat(base + "/f").type()).isEqualTo(FileType.REGULAR);
     assertThat(run(dir, "mkfifo f").out()).contains("File exists");
   }
 }

@@ -3,7 +3,6 @@ package io.braidfs.fuse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.client.FileAttributes;
-import io.braidfs.proto.Attributes;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -13,7 +12,7 @@ class RecentAttributesTest {
   private final RecentAttributes recent = new RecentAttributes(Duration.ofSeconds(1), now::get);
 
   private static FileAttributes attrs(long inode) {
-    return FileAttributes.of(Attributes.newBuilder().setInodeId(inode).setMode(0644).build());
+    return FileAttributes.builder().inodeId(inode).mode(0644).build();
   }
 
   @Test

@@ -3,22 +3,21 @@ package io.braidfs.hadoop;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidInputStream;
 import io.braidfs.client.BraidOutputStream;
+import io.braidfs.client.ChunkLocation;
+import io.braidfs.client.ChunkLocations;
+import io.braidfs.client.ChunkSetLocation;
 import io.braidfs.client.CreateOptions;
 import io.braidfs.client.DirectoryEntry;
 import io.braidfs.client.DirectoryPage;
 import io.braidfs.client.FileAttributes;
+import io.braidfs.client.FileSystemStats;
+import io.braidfs.client.LayoutPolicy;
+import io.braidfs.client.RenameSemantics;
+import io.braidfs.client.ReplicaLocation;
+import io.braidfs.client.XattrSetMode;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
 import io.braidfs.hadoop.HadoopErrors.Op;
-import io.braidfs.proto.ChunkLocation;
-import io.braidfs.proto.ChunkSetLocation;
-import io.braidfs.proto.ContentSummaryResponse;
-import io.braidfs.proto.GetChunkLocationsResponse;
-import io.braidfs.proto.LayoutSpec;
-import io.braidfs.proto.RenameSemantics;
-import io.braidfs.proto.ReplicaLocation;
-import io.braidfs.proto.StatFsResponse;
-import io.braidfs.proto.XattrSetMode;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
@@ -124,9 +123,9 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
             .groups(Arrays.asList(ugi.getGroupNames()))
             .name("hadoop " + uri)
             .build();
-    LayoutSpec defaults = client.serverDefaults().getDefaultLayout();
-    this.defaultBlockSize = defaults.getChunkSize() * defaults.getStripeWidth();
-    this.defaultReplication = (short) defaults.getReplication();
+    LayoutPolicy defaults = client.serverDefaults().defaultLayout();
+    this.defaultBlockSize = defaults.chunkSize() * defaults.stripeWidth();
+    this.defaultReplication = (short) defaults.replication();
     this.parallel = parallelPool(uri);
     this.workingDir = getHomeDirectory();
   }
@@ -286,26 +285,27 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
    * to the block divided by the stripe width the file would get, in whole stripe units (the file
    * still reports the block size asked, see {@link CreateOptions#blockSize()}).
    */
-  private LayoutSpec layoutFor(String path, short replication, long blockSize) throws IOException {
-    LayoutSpec.Builder b = LayoutSpec.newBuilder();
+  private LayoutPolicy layoutFor(String path, short replication, long blockSize)
+      throws IOException {
+    LayoutPolicy b = LayoutPolicy.inherit();
     if (replication > 0 && replication != defaultReplication) {
-      b.setReplication(replication);
+      b = b.withReplication(replication);
     }
     if (blockSize > 0 && blockSize != defaultBlockSize) {
-      LayoutSpec effective = effectiveLayout(path);
-      long unit = effective.getStripeUnit();
-      long chunk = blockSize / Math.max(1, effective.getStripeWidth()) / unit * unit;
-      b.setChunkSize(Math.max(unit, chunk));
+      LayoutPolicy effective = effectiveLayout(path);
+      long unit = effective.stripeUnit();
+      long chunk = blockSize / Math.max(1, effective.stripeWidth()) / unit * unit;
+      b = b.withChunkSize(Math.max(unit, chunk));
     }
-    return b.build();
+    return b;
   }
 
   /** The layout a new file at {@code path} would get from its nearest existing ancestor. */
-  private LayoutSpec effectiveLayout(String path) throws IOException {
+  private LayoutPolicy effectiveLayout(String path) throws IOException {
     String dir = parentOf(path);
     while (true) {
       try {
-        return client.layoutPolicy(dir).getEffective();
+        return client.layoutPolicy(dir).effective();
       } catch (IOException e) {
         if (!HadoopErrors.is(e, Status.NOT_FOUND) || dir.equals("/")) {
           throw HadoopErrors.translate(e, Op.CREATE);
@@ -368,7 +368,7 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
       return false; // the root cannot move
     }
     try {
-      client.rename(from, to, RenameSemantics.RENAME_SEMANTICS_HADOOP, false, false);
+      client.rename(from, to, RenameSemantics.HADOOP, false, false);
       return true;
     } catch (IOException e) {
       if (HadoopErrors.is(e, Status.NOT_FOUND)
@@ -389,8 +389,7 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     statistics.incrementWriteOps(1);
     boolean overwrite = Arrays.asList(options).contains(Options.Rename.OVERWRITE);
     try {
-      client.rename(
-          pathOf(src), pathOf(dst), RenameSemantics.RENAME_SEMANTICS_POSIX, !overwrite, false);
+      client.rename(pathOf(src), pathOf(dst), RenameSemantics.POSIX, !overwrite, false);
     } catch (IOException e) {
       throw HadoopErrors.translate(e, Op.PATH);
     }
@@ -651,12 +650,13 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public ContentSummary getContentSummary(Path f) throws IOException {
     statistics.incrementReadOps(1);
-    ContentSummaryResponse r = HadoopErrors.call(Op.PATH, () -> client.contentSummary(pathOf(f)));
+    io.braidfs.client.ContentSummary r =
+        HadoopErrors.call(Op.PATH, () -> client.contentSummary(pathOf(f)));
     return new ContentSummary.Builder()
-        .length(r.getLength())
-        .fileCount(r.getFileCount())
-        .directoryCount(r.getDirectoryCount())
-        .spaceConsumed(r.getSpaceConsumed())
+        .length(r.length())
+        .fileCount(r.fileCount())
+        .directoryCount(r.directoryCount())
+        .spaceConsumed(r.spaceConsumed())
         .quota(-1)
         .spaceQuota(-1)
         .build();
@@ -670,8 +670,8 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   @Override
   public FsStatus getStatus(@Nullable Path p) throws IOException {
     statistics.incrementReadOps(1);
-    StatFsResponse r = HadoopErrors.call(Op.PATH, () -> client.statFs());
-    return new FsStatus(r.getRawCapacityBytes(), r.getRawUsedBytes(), r.getRawAvailableBytes());
+    FileSystemStats r = HadoopErrors.call(Op.PATH, () -> client.statFs());
+    return new FsStatus(r.rawCapacityBytes(), r.rawUsedBytes(), r.rawAvailableBytes());
   }
 
   // ---- checksums -------------------------------------------------------------------------------
@@ -686,7 +686,7 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     statistics.incrementReadOps(1);
     io.braidfs.client.FileChecksum c = HadoopErrors.call(Op.OPEN, () -> client.checksum(pathOf(f)));
     return new CompositeCrcFileChecksum(
-        c.crc32c(), DataChecksum.Type.CRC32C, client.serverDefaults().getChecksumBlockSize());
+        c.crc32c(), DataChecksum.Type.CRC32C, client.serverDefaults().checksumBlockSize());
   }
 
   /** The checksum of the first {@code length} bytes: only whole files are supported (else null). */
@@ -720,29 +720,29 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
       return new BlockLocation[0];
     }
     statistics.incrementReadOps(1);
-    GetChunkLocationsResponse r =
+    ChunkLocations r =
         HadoopErrors.call(Op.PATH, () -> client.locations(pathOf(file.getPath()), start, len));
     // A location covers one chunk set, whose span need not be the block size the file reports.
-    LayoutSpec layout = r.getLayout();
+    LayoutPolicy layout = r.layout();
     long span =
-        layout.getChunkSize() > 0
-            ? layout.getChunkSize() * Math.max(1, layout.getStripeWidth())
+        layout.chunkSize() > 0
+            ? layout.chunkSize() * Math.max(1, layout.stripeWidth())
             : file.getBlockSize() > 0 ? file.getBlockSize() : defaultBlockSize;
-    long fileLength = Math.max(r.getFileLength(), file.getLen());
-    List<BlockLocation> out = new ArrayList<>(r.getChunkSetsCount());
-    for (ChunkSetLocation set : r.getChunkSetsList()) {
-      long offset = set.getFileOffset();
+    long fileLength = Math.max(r.fileLength(), file.getLen());
+    List<BlockLocation> out = new ArrayList<>(r.chunkSets().size());
+    for (ChunkSetLocation set : r.chunkSets()) {
+      long offset = set.fileOffset();
       long length = Math.min(span, fileLength - offset);
       if (length <= 0) {
         continue;
       }
       Map<String, Integer> held = new LinkedHashMap<>();
       Map<String, String> racks = new TreeMap<>();
-      for (ChunkLocation chunk : set.getChunksList()) {
-        for (ReplicaLocation replica : chunk.getReplicasList()) {
-          String name = replica.getHost() + ":" + replica.getPort();
+      for (ChunkLocation chunk : set.chunks()) {
+        for (ReplicaLocation replica : chunk.replicas()) {
+          String name = replica.host() + ":" + replica.port();
           held.merge(name, 1, Integer::sum);
-          racks.put(name, replica.getRack().isEmpty() ? "/default-rack" : replica.getRack());
+          racks.put(name, replica.rack().isEmpty() ? "/default-rack" : replica.rack());
         }
       }
       List<String> names = new ArrayList<>(held.keySet());
@@ -772,8 +772,8 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     boolean replace = flag.contains(XAttrSetFlag.REPLACE);
     XattrSetMode mode =
         create == replace
-            ? XattrSetMode.XATTR_SET_MODE_UNSPECIFIED
-            : create ? XattrSetMode.XATTR_SET_MODE_CREATE : XattrSetMode.XATTR_SET_MODE_REPLACE;
+            ? XattrSetMode.CREATE_OR_REPLACE
+            : create ? XattrSetMode.CREATE : XattrSetMode.REPLACE;
     HadoopErrors.run(Op.PATH, () -> client.setXattr(pathOf(path), name, value, mode));
   }
 
@@ -914,7 +914,7 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   public boolean isFileClosed(Path file) throws IOException {
     statistics.incrementReadOps(1);
     return HadoopErrors.call(
-        Op.OPEN, () -> !client.locations(pathOf(file), 0, 1).getUnderConstruction());
+        Op.OPEN, () -> !client.locations(pathOf(file), 0, 1).underConstruction());
   }
 
   // ---- capabilities and lifecycle --------------------------------------------------------------

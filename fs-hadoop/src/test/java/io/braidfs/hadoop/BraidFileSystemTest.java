@@ -3,8 +3,8 @@ package io.braidfs.hadoop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.braidfs.proto.FileType;
-import io.braidfs.proto.LayoutSpec;
+import io.braidfs.client.FileType;
+import io.braidfs.client.LayoutPolicy;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
@@ -95,12 +95,11 @@ class BraidFileSystemTest {
     fs.client()
         .setLayoutPolicy(
             dir.toUri().getPath(),
-            LayoutSpec.newBuilder()
-                .setStripeUnit(64 << 10)
-                .setStripeWidth(2)
-                .setChunkSize(128 << 10)
-                .setReplication(2)
-                .build());
+            LayoutPolicy.inherit()
+                .withStripeUnit(64 << 10)
+                .withStripeWidth(2)
+                .withChunkSize(128 << 10)
+                .withReplication(2));
     Path f = new Path(dir, "f");
     byte[] data = random(600 << 10, 1);
     write(f, data);
@@ -192,8 +191,7 @@ class BraidFileSystemTest {
       Path sub = new Path(dir, "w" + width);
       fs.mkdirs(sub);
       fs.client()
-          .setLayoutPolicy(
-              sub.toUri().getPath(), LayoutSpec.newBuilder().setStripeWidth(width).build());
+          .setLayoutPolicy(sub.toUri().getPath(), LayoutPolicy.inherit().withStripeWidth(width));
       for (long size : sizes) {
         Path f = new Path(sub, "b" + size);
         try (FSDataOutputStream out =
@@ -212,7 +210,7 @@ class BraidFileSystemTest {
     fs.client()
         .setLayoutPolicy(
             dir.toUri().getPath(),
-            LayoutSpec.newBuilder().setStripeUnit(64 << 10).setStripeWidth(3).build());
+            LayoutPolicy.inherit().withStripeUnit(64 << 10).withStripeWidth(3));
     Path g = new Path(dir, "g");
     byte[] data = random(2560 << 10, 8);
     try (FSDataOutputStream out =
@@ -386,10 +384,10 @@ class BraidFileSystemTest {
     var statFs = fs.client().statFs();
     assertThat(fs.getStatus().getCapacity())
         .isPositive()
-        .isEqualTo(statFs.getRawCapacityBytes())
+        .isEqualTo(statFs.rawCapacityBytes())
         .isEqualTo(
-            statFs.getCapacityBytes() * statFs.getReplication()
-                + statFs.getRawCapacityBytes() % statFs.getReplication());
+            statFs.capacityBytes() * statFs.replication()
+                + statFs.rawCapacityBytes() % statFs.replication());
     assertThat(fs.isFileClosed(f)).isTrue();
   }
 
@@ -429,9 +427,9 @@ class BraidFileSystemTest {
   @Test
   void specialFilesListAsEmptyFilesAndRefuseToOpen() throws IOException {
     String base = dir.toUri().getPath();
-    fs.client().mknod(base + "/fifo", FileType.FILE_TYPE_FIFO, 0640, 0);
-    fs.client().mknod(base + "/dev", FileType.FILE_TYPE_BLOCK_DEVICE, 0600, 0x801);
-    fs.client().mknod(base + "/sock", FileType.FILE_TYPE_SOCKET, 0755, 0);
+    fs.client().mknod(base + "/fifo", FileType.FIFO, 0640, 0);
+    fs.client().mknod(base + "/dev", FileType.BLOCK_DEVICE, 0600, 0x801);
+    fs.client().mknod(base + "/sock", FileType.SOCKET, 0755, 0);
     write(new Path(dir, "data"), random(1000, 3));
 
     FileStatus[] listed = fs.listStatus(dir);

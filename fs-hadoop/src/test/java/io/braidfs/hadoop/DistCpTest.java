@@ -2,7 +2,7 @@ package io.braidfs.hadoop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.braidfs.proto.LayoutSpec;
+import io.braidfs.client.LayoutPolicy;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -71,10 +71,8 @@ class DistCpTest {
     org.apache.hadoop.fs.Path dst = new org.apache.hadoop.fs.Path(base, "dst");
     fs.mkdirs(src);
     fs.mkdirs(dst);
-    fs.client()
-        .setLayoutPolicy(src.toUri().getPath(), LayoutSpec.newBuilder().setStripeWidth(2).build());
-    fs.client()
-        .setLayoutPolicy(dst.toUri().getPath(), LayoutSpec.newBuilder().setStripeWidth(3).build());
+    fs.client().setLayoutPolicy(src.toUri().getPath(), LayoutPolicy.inherit().withStripeWidth(2));
+    fs.client().setLayoutPolicy(dst.toUri().getPath(), LayoutPolicy.inherit().withStripeWidth(3));
     Random random = new Random(8);
     long bytes = 0;
     for (int i = 0; i < FILES; i++) {

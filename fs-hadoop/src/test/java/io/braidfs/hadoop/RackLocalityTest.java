@@ -2,9 +2,9 @@ package io.braidfs.hadoop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.braidfs.client.LayoutPolicy;
 import io.braidfs.client.MiniCluster;
 import io.braidfs.dataserver.DataServerConfigKeys;
-import io.braidfs.proto.LayoutSpec;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -74,12 +74,11 @@ class RackLocalityTest {
         .client()
         .setLayoutPolicy(
             dir.toUri().getPath(),
-            LayoutSpec.newBuilder()
-                .setStripeUnit(64 << 10)
-                .setStripeWidth(1)
-                .setChunkSize(128 << 10)
-                .setReplication(2)
-                .build());
+            LayoutPolicy.inherit()
+                .withStripeUnit(64 << 10)
+                .withStripeWidth(1)
+                .withChunkSize(128 << 10)
+                .withReplication(2));
     Random random = new Random(6);
     for (int i = 0; i < files; i++) {
       byte[] data = new byte[300 << 10];

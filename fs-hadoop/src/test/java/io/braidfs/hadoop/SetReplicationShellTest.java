@@ -2,8 +2,8 @@ package io.braidfs.hadoop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.braidfs.client.LayoutPolicy;
 import io.braidfs.client.MiniCluster;
-import io.braidfs.proto.LayoutSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -59,12 +59,11 @@ class SetReplicationShellTest {
         .client()
         .setLayoutPolicy(
             "/",
-            LayoutSpec.newBuilder()
-                .setStripeUnit(64 << 10)
-                .setStripeWidth(1)
-                .setChunkSize(256 << 10)
-                .setReplication(3)
-                .build());
+            LayoutPolicy.inherit()
+                .withStripeUnit(64 << 10)
+                .withStripeWidth(1)
+                .withChunkSize(256 << 10)
+                .withReplication(3));
   }
 
   @AfterAll

@@ -5,8 +5,8 @@ import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidInputStream;
 import io.braidfs.client.BraidOutputStream;
 import io.braidfs.client.CreateOptions;
+import io.braidfs.client.LayoutPolicy;
 import io.braidfs.client.MiniCluster;
-import io.braidfs.proto.LayoutSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,13 +77,12 @@ public final class StreamThroughput {
   }
 
   private void round(BraidClient client, int round) throws IOException {
-    LayoutSpec layout =
-        LayoutSpec.newBuilder()
-            .setStripeUnit(1 << 20)
-            .setStripeWidth(4)
-            .setChunkSize(64L << 20)
-            .setReplication(1)
-            .build();
+    LayoutPolicy layout =
+        LayoutPolicy.inherit()
+            .withStripeUnit(1 << 20)
+            .withStripeWidth(4)
+            .withChunkSize(64L << 20)
+            .withReplication(1);
     // Rotate the order every round so that no size always runs first (or on a warmer disk).
     for (int k = 0; k < WRITE_SIZES.length; k++) {
       int block = WRITE_SIZES[(k + round) % WRITE_SIZES.length];

@@ -1,13 +1,13 @@
 package io.braidfs.bench.data;
 
 import io.braidfs.bench.Throughputs;
+import io.braidfs.client.DataPathOptions;
 import io.braidfs.client.MiniCluster;
-import io.braidfs.client.data.DataPathOptions;
-import io.braidfs.client.data.LocalReplicas;
-import io.braidfs.client.data.ReplicaHealth;
-import io.braidfs.client.data.StripedReader;
-import io.braidfs.client.data.StripedWriter;
-import io.braidfs.client.data.WriteTarget;
+import io.braidfs.client.internal.data.LocalReplicas;
+import io.braidfs.client.internal.data.ReplicaHealth;
+import io.braidfs.client.internal.data.StripedReader;
+import io.braidfs.client.internal.data.StripedWriter;
+import io.braidfs.client.internal.data.WriteTarget;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.rpc.RpcClient;
 import io.netty.buffer.ByteBuf;

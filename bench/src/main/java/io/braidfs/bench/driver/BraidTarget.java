@@ -4,7 +4,7 @@ import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidInputStream;
 import io.braidfs.client.BraidOutputStream;
 import io.braidfs.client.CreateOptions;
-import io.braidfs.proto.LayoutSpec;
+import io.braidfs.client.LayoutPolicy;
 import java.io.IOException;
 
 /**
@@ -20,13 +20,14 @@ final class BraidTarget implements Target {
   private final String system;
   private final BraidClient client;
   private final String dir;
-  private final LayoutSpec layout;
+  private final LayoutPolicy layout;
 
   /**
    * @param system the column its samples go to
    * @param dir an absolute directory in Braid, made if missing
    */
-  BraidTarget(String system, BraidClient client, String dir, LayoutSpec layout) throws IOException {
+  BraidTarget(String system, BraidClient client, String dir, LayoutPolicy layout)
+      throws IOException {
     this.system = system;
     this.client = client;
     this.dir = dir;
@@ -35,13 +36,12 @@ final class BraidTarget implements Target {
   }
 
   /** A layout with replication 1 and 64 MiB chunks, as every data experiment uses. */
-  static LayoutSpec layout(int stripeUnit, int stripeWidth) {
-    return LayoutSpec.newBuilder()
-        .setStripeUnit(stripeUnit)
-        .setStripeWidth(stripeWidth)
-        .setChunkSize(64L << 20)
-        .setReplication(1)
-        .build();
+  static LayoutPolicy layout(int stripeUnit, int stripeWidth) {
+    return LayoutPolicy.inherit()
+        .withStripeUnit(stripeUnit)
+        .withStripeWidth(stripeWidth)
+        .withChunkSize(64L << 20)
+        .withReplication(1);
   }
 
   @Override

@@ -3,6 +3,10 @@ package io.braidfs.client.data;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.client.MiniCluster;
+import io.braidfs.client.internal.data.LocalReplicas;
+import io.braidfs.client.internal.data.StripedReader;
+import io.braidfs.client.internal.data.StripedWriter;
+import io.braidfs.client.internal.data.WriteTarget;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.dataserver.DataServer;

@@ -3,6 +3,7 @@ package io.braidfs.client.data;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.client.MiniCluster;
+import io.braidfs.client.internal.data.WriteTarget;
 import io.braidfs.common.checksum.Checksums;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;

@@ -3,7 +3,14 @@ package io.braidfs.client.data;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.braidfs.client.DataPathOptions;
 import io.braidfs.client.MiniCluster;
+import io.braidfs.client.internal.data.ChunkService;
+import io.braidfs.client.internal.data.LocalReplicas;
+import io.braidfs.client.internal.data.ReplicaHealth;
+import io.braidfs.client.internal.data.StripedReader;
+import io.braidfs.client.internal.data.StripedWriter;
+import io.braidfs.client.internal.data.WriteTarget;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.layout.Layout;

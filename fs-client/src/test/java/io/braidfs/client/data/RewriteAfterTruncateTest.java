@@ -3,6 +3,8 @@ package io.braidfs.client.data;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.client.MiniCluster;
+import io.braidfs.client.internal.data.StripedWriter;
+import io.braidfs.client.internal.data.WriteTarget;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;

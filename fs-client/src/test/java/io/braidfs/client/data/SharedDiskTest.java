@@ -3,10 +3,10 @@ package io.braidfs.client.data;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.client.BraidClient;
+import io.braidfs.client.FileSystemStats;
 import io.braidfs.client.MiniCluster;
 import io.braidfs.common.testing.Await;
 import io.braidfs.mds.cluster.DataServer;
-import io.braidfs.proto.StatFsResponse;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -53,13 +53,13 @@ class SharedDiskTest {
 
       FileStore disk = Files.getFileStore(dir);
       BraidClient client = cluster.newBraidClient("root");
-      StatFsResponse r = client.statFs();
-      assertThat(r.getRawCapacityBytes()).isEqualTo(disk.getTotalSpace());
-      assertThat(r.getReplication()).isEqualTo(3);
-      assertThat(r.getCapacityBytes()).isEqualTo(disk.getTotalSpace() / 3);
-      assertThat(r.getRawAvailableBytes()).isPositive().isLessThanOrEqualTo(disk.getTotalSpace());
-      assertThat(r.getAvailableBytes()).isEqualTo(r.getRawAvailableBytes() / 3);
-      assertThat(r.getLiveDataServers()).isEqualTo(3);
+      FileSystemStats r = client.statFs();
+      assertThat(r.rawCapacityBytes()).isEqualTo(disk.getTotalSpace());
+      assertThat(r.replication()).isEqualTo(3);
+      assertThat(r.capacityBytes()).isEqualTo(disk.getTotalSpace() / 3);
+      assertThat(r.rawAvailableBytes()).isPositive().isLessThanOrEqualTo(disk.getTotalSpace());
+      assertThat(r.availableBytes()).isEqualTo(r.rawAvailableBytes() / 3);
+      assertThat(r.liveDataServers()).isEqualTo(3);
     }
   }
 }

@@ -7,7 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import io.braidfs.client.BraidClient;
+import io.braidfs.client.DataPathOptions;
 import io.braidfs.client.MiniCluster;
+import io.braidfs.client.internal.data.LocalReplicas;
+import io.braidfs.client.internal.data.ReplicaHealth;
+import io.braidfs.client.internal.data.StripedReader;
+import io.braidfs.client.internal.data.StripedWriter;
+import io.braidfs.client.internal.data.WriteTarget;
 import io.braidfs.common.checksum.Checksums;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
@@ -108,9 +114,9 @@ class ShortCircuitReadTest {
       }
       assertThat(readAll(on, "/setting")).isEqualTo(data);
       assertThat(readAll(off, "/setting")).isEqualTo(data);
-      assertThat(on.localReplicas().localBytes()).isEqualTo(data.length);
-      assertThat(off.localReplicas().isEnabled()).isFalse();
-      assertThat(off.localReplicas().localReads()).isZero();
+      assertThat(on.shortCircuitStats().localBytes()).isEqualTo(data.length);
+      assertThat(off.shortCircuitStats().enabled()).isFalse();
+      assertThat(off.shortCircuitStats().localReads()).isZero();
     }
   }
 
@@ -253,7 +259,7 @@ class ShortCircuitReadTest {
         out.write(first);
       }
       assertThat(readAll(braid, "/appended")).isEqualTo(first);
-      long reads = braid.localReplicas().localReads();
+      long reads = braid.shortCircuitStats().localReads();
       assertThat(reads).isPositive();
       try (OutputStream out = braid.append("/appended")) {
         out.write(new byte[] {7, 8, 9});
@@ -262,7 +268,7 @@ class ShortCircuitReadTest {
       assertThat(all).hasSize(first.length + 3);
       assertThat(Arrays.copyOf(all, first.length)).isEqualTo(first);
       assertThat(Arrays.copyOfRange(all, first.length, all.length)).containsExactly(7, 8, 9);
-      assertThat(braid.localReplicas().localReads()).isGreaterThan(reads);
+      assertThat(braid.shortCircuitStats().localReads()).isGreaterThan(reads);
     }
   }
 

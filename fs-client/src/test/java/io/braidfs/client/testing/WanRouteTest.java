@@ -3,9 +3,9 @@ package io.braidfs.client.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.client.MiniCluster;
-import io.braidfs.client.data.StripedReader;
-import io.braidfs.client.data.StripedWriter;
-import io.braidfs.client.data.WriteTarget;
+import io.braidfs.client.internal.data.StripedReader;
+import io.braidfs.client.internal.data.StripedWriter;
+import io.braidfs.client.internal.data.WriteTarget;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.dataserver.DataServerConfigKeys;

@@ -4,6 +4,8 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.internal.Frame;
+import io.braidfs.common.rpc.internal.OutboundFrame;
 import io.braidfs.proto.ErrorInfo;
 import io.netty.util.ReferenceCountUtil;
 import java.util.concurrent.CompletableFuture;

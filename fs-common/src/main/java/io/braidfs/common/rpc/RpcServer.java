@@ -5,6 +5,8 @@ import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusException;
 import io.braidfs.common.lifecycle.LifeCycle;
 import io.braidfs.common.lifecycle.Service;
+import io.braidfs.common.rpc.internal.FrameDecoder;
+import io.braidfs.common.rpc.internal.FrameEncoder;
 import io.braidfs.proto.PingRequest;
 import io.braidfs.proto.PingResponse;
 import io.netty.bootstrap.ServerBootstrap;

@@ -2,6 +2,7 @@ package io.braidfs.common.rpc;
 
 import com.google.protobuf.Message;
 import io.braidfs.common.error.Status;
+import io.braidfs.common.rpc.internal.OutboundFrame;
 import io.braidfs.proto.ErrorInfo;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

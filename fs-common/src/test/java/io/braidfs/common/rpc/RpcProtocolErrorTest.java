@@ -6,6 +6,7 @@ import com.google.protobuf.ByteString;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.config.DataSize;
 import io.braidfs.common.error.Status;
+import io.braidfs.common.rpc.internal.FrameHeader;
 import io.braidfs.common.testing.Await;
 import io.braidfs.common.testing.RawFrames;
 import io.braidfs.proto.ErrorInfo;

@@ -2,11 +2,11 @@ package io.braidfs.bench.codec;
 
 import com.google.protobuf.ByteString;
 import io.braidfs.bench.AbstractBenchmark;
-import io.braidfs.common.rpc.Frame;
-import io.braidfs.common.rpc.FrameDecoder;
-import io.braidfs.common.rpc.FrameEncoder;
-import io.braidfs.common.rpc.OutboundFrame;
 import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.common.rpc.internal.Frame;
+import io.braidfs.common.rpc.internal.FrameDecoder;
+import io.braidfs.common.rpc.internal.FrameEncoder;
+import io.braidfs.common.rpc.internal.OutboundFrame;
 import io.braidfs.proto.ChunkId;
 import io.braidfs.proto.ReadChunkRequest;
 import io.netty.buffer.ByteBuf;

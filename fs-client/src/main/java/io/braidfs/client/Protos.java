@@ -1,0 +1,139 @@
+package io.braidfs.client;
+
+import io.braidfs.proto.ChunkId;
+import io.braidfs.proto.ContentSummaryResponse;
+import io.braidfs.proto.GetChunkLocationsResponse;
+import io.braidfs.proto.GetLayoutPolicyResponse;
+import io.braidfs.proto.GetServerDefaultsResponse;
+import io.braidfs.proto.LayoutSpec;
+import io.braidfs.proto.StatFsResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Converts between the client's API types and the wire messages: the one place where the public
+ * types of this package meet generated protobuf (which the API never shows).
+ *
+ * <p>Thread-safety: stateless.
+ */
+final class Protos {
+  private Protos() {}
+
+  static FileType fileType(io.braidfs.proto.FileType type) {
+    return switch (type) {
+      case FILE_TYPE_REGULAR -> FileType.REGULAR;
+      case FILE_TYPE_DIRECTORY -> FileType.DIRECTORY;
+      case FILE_TYPE_SYMLINK -> FileType.SYMLINK;
+      case FILE_TYPE_FIFO -> FileType.FIFO;
+      case FILE_TYPE_CHARACTER_DEVICE -> FileType.CHARACTER_DEVICE;
+      case FILE_TYPE_BLOCK_DEVICE -> FileType.BLOCK_DEVICE;
+      case FILE_TYPE_SOCKET -> FileType.SOCKET;
+      case FILE_TYPE_UNSPECIFIED, UNRECOGNIZED -> FileType.UNKNOWN;
+    };
+  }
+
+  static io.braidfs.proto.FileType toProto(FileType type) {
+    return switch (type) {
+      case REGULAR -> io.braidfs.proto.FileType.FILE_TYPE_REGULAR;
+      case DIRECTORY -> io.braidfs.proto.FileType.FILE_TYPE_DIRECTORY;
+      case SYMLINK -> io.braidfs.proto.FileType.FILE_TYPE_SYMLINK;
+      case FIFO -> io.braidfs.proto.FileType.FILE_TYPE_FIFO;
+      case CHARACTER_DEVICE -> io.braidfs.proto.FileType.FILE_TYPE_CHARACTER_DEVICE;
+      case BLOCK_DEVICE -> io.braidfs.proto.FileType.FILE_TYPE_BLOCK_DEVICE;
+      case SOCKET -> io.braidfs.proto.FileType.FILE_TYPE_SOCKET;
+      case UNKNOWN -> io.braidfs.proto.FileType.FILE_TYPE_UNSPECIFIED;
+    };
+  }
+
+  static io.braidfs.proto.XattrSetMode toProto(XattrSetMode mode) {
+    return switch (mode) {
+      case CREATE_OR_REPLACE -> io.braidfs.proto.XattrSetMode.XATTR_SET_MODE_UNSPECIFIED;
+      case CREATE -> io.braidfs.proto.XattrSetMode.XATTR_SET_MODE_CREATE;
+      case REPLACE -> io.braidfs.proto.XattrSetMode.XATTR_SET_MODE_REPLACE;
+    };
+  }
+
+  static io.braidfs.proto.RenameSemantics toProto(RenameSemantics semantics) {
+    return switch (semantics) {
+      case POSIX -> io.braidfs.proto.RenameSemantics.RENAME_SEMANTICS_POSIX;
+      case HADOOP -> io.braidfs.proto.RenameSemantics.RENAME_SEMANTICS_HADOOP;
+    };
+  }
+
+  static LayoutPolicy layoutPolicy(LayoutSpec spec) {
+    return new LayoutPolicy(
+        spec.getStripeUnit(), spec.getStripeWidth(), spec.getChunkSize(), spec.getReplication());
+  }
+
+  static LayoutSpec toProto(LayoutPolicy policy) {
+    return LayoutSpec.newBuilder()
+        .setStripeUnit(policy.stripeUnit())
+        .setStripeWidth(policy.stripeWidth())
+        .setChunkSize(policy.chunkSize())
+        .setReplication(policy.replication())
+        .build();
+  }
+
+  static DirectoryLayout directoryLayout(GetLayoutPolicyResponse r) {
+    return new DirectoryLayout(layoutPolicy(r.getPolicy()), layoutPolicy(r.getEffective()));
+  }
+
+  static ServerDefaults serverDefaults(GetServerDefaultsResponse r) {
+    return new ServerDefaults(
+        layoutPolicy(r.getDefaultLayout()),
+        r.getChecksumBlockSize(),
+        r.getServerTimeNs(),
+        Duration.ofMillis(Integer.toUnsignedLong(r.getTokenLifetimeMs())),
+        Duration.ofMillis(Integer.toUnsignedLong(r.getLeaseTtlMs())),
+        r.getMaxMessageBytes(),
+        r.getMaxPayloadBytes(),
+        r.getClusterId());
+  }
+
+  static FileSystemStats fileSystemStats(StatFsResponse r) {
+    return new FileSystemStats(
+        r.getCapacityBytes(),
+        r.getUsedBytes(),
+        r.getAvailableBytes(),
+        r.getInodeCount(),
+        r.getMaxInodes(),
+        r.getMaxNameBytes(),
+        r.getLiveDataServers(),
+        r.getRawCapacityBytes(),
+        r.getRawUsedBytes(),
+        r.getRawAvailableBytes(),
+        r.getReplication());
+  }
+
+  static ContentSummary contentSummary(ContentSummaryResponse r) {
+    return new ContentSummary(
+        r.getLength(), r.getFileCount(), r.getDirectoryCount(), r.getSpaceConsumed());
+  }
+
+  static ChunkLocations chunkLocations(GetChunkLocationsResponse r) {
+    List<ChunkSetLocation> sets = new ArrayList<>(r.getChunkSetsCount());
+    for (io.braidfs.proto.ChunkSetLocation set : r.getChunkSetsList()) {
+      List<ChunkLocation> chunks = new ArrayList<>(set.getChunksCount());
+      for (io.braidfs.proto.ChunkLocation chunk : set.getChunksList()) {
+        List<ReplicaLocation> replicas = new ArrayList<>(chunk.getReplicasCount());
+        for (io.braidfs.proto.ReplicaLocation replica : chunk.getReplicasList()) {
+          replicas.add(
+              new ReplicaLocation(
+                  replica.getServerId(), replica.getHost(), replica.getPort(), replica.getRack()));
+        }
+        ChunkId id = chunk.getId();
+        chunks.add(
+            new ChunkLocation(
+                id.getInodeId(),
+                id.getChunkIndex(),
+                chunk.getVersion(),
+                chunk.getLength(),
+                replicas));
+      }
+      sets.add(new ChunkSetLocation(set.getSetIndex(), set.getFileOffset(), chunks));
+    }
+    return new ChunkLocations(
+        sets, r.getFileLength(), r.getUnderConstruction(), layoutPolicy(r.getLayout()));
+  }
+}
