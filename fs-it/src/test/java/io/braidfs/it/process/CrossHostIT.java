@@ -84,7 +84,7 @@ class CrossHostIT {
   void locationsNameTheDataServerHoldingEachReplica() throws Exception {
     ProcessCluster c = CLUSTER.cluster();
     // One replica per chunk, 1 MiB stripe units over three 4 MiB chunks per set: 24 MiB fill
-    // six chunks, two on each data server (placement spreads a set over distinct hosts).
+    // six chunks, two on each data server (the chunks of a set get distinct primaries).
     braid(c, "fs", "--mds", c.mdsAddress(), "mkdir", "-p", "/one");
     braid(
         c,
@@ -131,7 +131,10 @@ class CrossHostIT {
       }
       perServer.merge(ds, 1, Integer::sum);
     }
-    assertThat(perServer).containsOnlyKeys(addresses.keySet());
+    assertThat(perServer)
+        .as("chunks per data server")
+        .containsOnlyKeys(addresses.keySet())
+        .allSatisfy((ds, n) -> assertThat(n).isEqualTo(2));
 
     Map<String, String> read = client(c, "client", "read", "/one/file", "" + size, "7");
     assertThat(read).containsEntry("bytes", "" + size).containsEntry("mismatch", "-1");
@@ -219,7 +222,7 @@ class CrossHostIT {
   /** A chunk and its replicas as {@code HOST:PORT}, in the order the MDS gave them. */
   private record Chunk(long inode, int index, List<String> replicas) {}
 
-  /** Data server name to the {@code HOST:PORT} it registered, checked against its server id. */
+  /** Data server name to its {@code HOST:PORT}: its own host's address. */
   private static Map<String, String> dataServerAddresses(ProcessCluster c) {
     Map<String, String> out = new LinkedHashMap<>();
     for (Host h : c.dataServerHosts()) {

@@ -1,5 +1,7 @@
 package io.braidfs.testing.process;
 
+import java.util.List;
+
 /**
  * How a command that ran to its end ended.
  *
@@ -11,7 +13,7 @@ package io.braidfs.testing.process;
  */
 public record CommandResult(int exitCode, String stdout, String stderr) {
   /** Every line of {@link #stdout}. */
-  public java.util.List<String> lines() {
-    return stdout.isEmpty() ? java.util.List.of() : stdout.lines().toList();
+  public List<String> lines() {
+    return stdout.isEmpty() ? List.of() : stdout.lines().toList();
   }
 }

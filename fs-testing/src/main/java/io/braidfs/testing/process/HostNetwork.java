@@ -7,14 +7,18 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -54,8 +58,7 @@ public final class HostNetwork implements AutoCloseable {
   /** Names of the namespaces {@link #unavailableReason()} makes: this prefix, pid, number. */
   private static final String PROBE = "braid-probe-";
 
-  private static final java.util.concurrent.atomic.AtomicInteger PROBES =
-      new java.util.concurrent.atomic.AtomicInteger();
+  private static final AtomicInteger PROBES = new AtomicInteger();
 
   private final String ip;
   private final int run;
@@ -80,7 +83,7 @@ public final class HostNetwork implements AutoCloseable {
    * root, or a network namespace cannot be made and entered (a container without the privilege).
    */
   public static Optional<String> unavailableReason() {
-    if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+    if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
       return Optional.of("network namespaces need Linux, this is " + System.getProperty("os.name"));
     }
     Path ipPath = Commands.ip();
@@ -139,8 +142,7 @@ public final class HostNetwork implements AutoCloseable {
       int run = random.nextInt(RUNS);
       Path claim = CLAIMS.resolve(Integer.toString(run));
       try {
-        Files.writeString(
-            claim, owner(), StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE_NEW);
+        Files.writeString(claim, owner(), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
       } catch (FileAlreadyExistsException e) {
         continue; // another live run has it
       }
@@ -268,7 +270,7 @@ public final class HostNetwork implements AutoCloseable {
     }
     closed = true;
     List<String> reversed = new ArrayList<>(namespaces);
-    java.util.Collections.reverse(reversed);
+    Collections.reverse(reversed);
     IOException failure = null;
     try {
       removeNamespaces(ip, reversed);

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,8 +77,8 @@ public final class HostProcess implements AutoCloseable {
         log,
         HEADER + name + " on " + host.name() + " (" + host.address() + "): " + full + "\n",
         StandardCharsets.UTF_8,
-        java.nio.file.StandardOpenOption.CREATE,
-        java.nio.file.StandardOpenOption.APPEND);
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
     return new HostProcess(host, name, pb.start(), log);
   }
 

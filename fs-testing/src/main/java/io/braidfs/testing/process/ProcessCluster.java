@@ -8,10 +8,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -60,7 +62,7 @@ public final class ProcessCluster implements AutoCloseable {
   private final List<HostProcess> clients = new ArrayList<>();
 
   /** Hosts whose cable is pulled ({@link #linkDown}). */
-  private final java.util.Set<String> unplugged = new java.util.HashSet<>();
+  private final Set<String> unplugged = new HashSet<>();
 
   private @Nullable HostNetwork network;
   private @Nullable Path runDir;
@@ -112,7 +114,7 @@ public final class ProcessCluster implements AutoCloseable {
     for (String c : config.clients) {
       n.addHost(c);
     }
-    startServer(servers.get("mds"));
+    startServer(server("mds"));
     for (Server s : dataServers()) {
       launch(s);
     }
