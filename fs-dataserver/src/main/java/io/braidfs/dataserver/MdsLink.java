@@ -66,6 +66,9 @@ final class MdsLink {
   private boolean confirmed;
   private long reportIds;
 
+  /** Whether a heartbeat has been accepted since the last registration. */
+  private boolean heard;
+
   /** What this server tells the MDS about itself. */
   record Registration(String host, int port, String rack, String version) {}
 
@@ -121,6 +124,7 @@ final class MdsLink {
       store.raiseEpoch(r.getMdsEpoch());
       gate.updateKeys(r.getSigningKeys());
       heartbeatMillis = Math.max(10, r.getHeartbeatIntervalMs());
+      heard = false;
       LOG.info(
           "{}: registered with the MDS at {} as data server {} of cluster {}",
           id,
@@ -220,6 +224,12 @@ final class MdsLink {
         gate.updateKeys(r.getSigningKeys());
       }
       delete(r.getChunksToDeleteList());
+      if (!heard) {
+        // Only now may the MDS place chunks here (it knows the space); scripts and the process
+        // cluster's tests wait for this line.
+        heard = true;
+        LOG.info("{}: in service: the MDS at {} has this server's space and load", id, leader);
+      }
       registered.countDown();
       if (r.getSendChunkReport()) {
         timer.execute(this::chunkReport);

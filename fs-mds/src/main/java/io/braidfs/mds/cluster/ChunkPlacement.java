@@ -202,6 +202,24 @@ public final class ChunkPlacement {
     return List.copyOf(sorted);
   }
 
+  /**
+   * The order readers get a chunk's replicas in: nearest first from {@code clientHost} (same host,
+   * then same rack, then the rest); ties keep the given order (the chain's), so load does not
+   * reorder replicas a client sees as equally near.
+   *
+   * @param replicas the replicas, in their stored order
+   * @param clientHost the reader's host; null or blank if unknown (then the given order)
+   * @return the same servers, reordered; immutable
+   * @throws NullPointerException if {@code replicas} is null
+   */
+  public List<DataServer> readOrder(List<DataServer> replicas, @Nullable String clientHost) {
+    List<DataServer> sorted = new ArrayList<>(replicas);
+    if (clientHost != null && !clientHost.isBlank()) {
+      sorted.sort(distanceFrom(clientHost)); // stable
+    }
+    return List.copyOf(sorted);
+  }
+
   // ---- helpers ------------------------------------------------------------------------------
 
   /**
@@ -375,6 +393,11 @@ public final class ChunkPlacement {
     if (clientHost == null || clientHost.isBlank()) {
       return Comparator.comparingInt(s -> s.usage().activeTransfers());
     }
+    return distanceFrom(clientHost).thenComparingInt(s -> s.usage().activeTransfers());
+  }
+
+  /** Orders by distance from {@code clientHost}: same host, same rack, farther. */
+  private Comparator<DataServer> distanceFrom(String clientHost) {
     String hostKey = DataServer.hostKey(clientHost.strip());
     String rack = "";
     for (DataServer s : registry.servers()) {
@@ -384,15 +407,13 @@ public final class ChunkPlacement {
       }
     }
     String clientRack = rack;
-    Comparator<DataServer> byDistance =
-        Comparator.comparingInt(
-            s -> {
-              if (s.hostKey().equals(hostKey)) {
-                return SAME_HOST;
-              }
-              return !clientRack.isEmpty() && clientRack.equals(s.rack()) ? SAME_RACK : FARTHER;
-            });
-    return byDistance.thenComparingInt(s -> s.usage().activeTransfers());
+    return Comparator.comparingInt(
+        s -> {
+          if (s.hostKey().equals(hostKey)) {
+            return SAME_HOST;
+          }
+          return !clientRack.isEmpty() && clientRack.equals(s.rack()) ? SAME_RACK : FARTHER;
+        });
   }
 
   /** The live servers not excluded whose available space holds a chunk beyond the reserve. */

@@ -180,7 +180,8 @@ public final class FileWrites {
             client,
             updated,
             req.getMaxChunkSets(),
-            CapabilityToken.READ | CapabilityToken.WRITE);
+            CapabilityToken.READ | CapabilityToken.WRITE,
+            false);
     return out.setLease(lease(file.id())).build();
   }
 

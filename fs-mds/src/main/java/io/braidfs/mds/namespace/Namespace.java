@@ -515,11 +515,27 @@ public final class Namespace {
   /** The locations of chunk set {@code set}, or null if it has no chunks recorded. */
   @Nullable ChunkSetLocation chunkSetOrNull(
       StoreView view, long inode, LayoutRecord layout, long set) throws IOException {
-    ChunkSetLocation loc = chunkSet(view, inode, layout, set);
+    return chunkSetOrNull(view, inode, layout, set, null);
+  }
+
+  /**
+   * As {@link #chunkSetOrNull(StoreView, long, LayoutRecord, long)}, each chunk's replicas nearest
+   * to {@code readerHost} first (null: in their stored order, the write chain's).
+   */
+  @Nullable ChunkSetLocation chunkSetOrNull(
+      StoreView view, long inode, LayoutRecord layout, long set, @Nullable String readerHost)
+      throws IOException {
+    ChunkSetLocation loc = chunkSet(view, inode, layout, set, readerHost);
     return loc.getChunksCount() == 0 ? null : loc;
   }
 
   ChunkSetLocation chunkSet(StoreView view, long inode, LayoutRecord layout, long set)
+      throws IOException {
+    return chunkSet(view, inode, layout, set, null);
+  }
+
+  private ChunkSetLocation chunkSet(
+      StoreView view, long inode, LayoutRecord layout, long set, @Nullable String readerHost)
       throws IOException {
     int width = layout.getStripeWidth();
     ChunkSetLocation.Builder loc =
@@ -530,26 +546,53 @@ public final class Namespace {
       long index = set * width + i;
       ChunkRecord c = chunk(view, inode, index);
       if (c != null) {
-        loc.addChunks(location(inode, index, c));
+        loc.addChunks(locationFor(inode, index, c, readerHost));
       }
     }
     return loc.build();
   }
 
   ChunkLocation location(long inode, long index, ChunkRecord c) {
+    return locationFor(inode, index, c, null);
+  }
+
+  /**
+   * The location of chunk {@code index}: its replicas in their stored order, or with {@code
+   * readerHost}, nearest to it first (same host, same rack, the rest, each in stored order) and
+   * those on servers not registered now last. Readers try the first replica first, and read it from
+   * its file when it is on their host (short-circuit reads).
+   */
+  private ChunkLocation locationFor(
+      long inode, long index, ChunkRecord c, @Nullable String readerHost) {
     ChunkLocation.Builder l =
         ChunkLocation.newBuilder()
             .setId(ChunkId.newBuilder().setInodeId(inode).setChunkIndex((int) index))
             .setVersion(c.getVersion())
             .setLength(c.getLengthBytes());
+    if (readerHost == null) {
+      for (int serverId : c.getReplicaServerIdsList()) {
+        DataServer s = registry.server(serverId);
+        l.addReplicas(
+            s != null
+                ? replicaLocations.of(s)
+                : ReplicaLocation.newBuilder().setServerId(serverId).build());
+      }
+      return l.build();
+    }
+    List<DataServer> known = new ArrayList<>(c.getReplicaServerIdsCount());
+    List<ReplicaLocation> unknown = new ArrayList<>(0);
     for (int serverId : c.getReplicaServerIdsList()) {
       DataServer s = registry.server(serverId);
-      l.addReplicas(
-          s != null
-              ? replicaLocations.of(s)
-              : ReplicaLocation.newBuilder().setServerId(serverId).build());
+      if (s != null) {
+        known.add(s);
+      } else {
+        unknown.add(ReplicaLocation.newBuilder().setServerId(serverId).build());
+      }
     }
-    return l.build();
+    for (DataServer s : placement.readOrder(known, readerHost)) {
+      l.addReplicas(replicaLocations.of(s));
+    }
+    return l.addAllReplicas(unknown).build();
   }
 
   /**

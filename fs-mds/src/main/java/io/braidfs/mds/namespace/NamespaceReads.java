@@ -312,18 +312,22 @@ public final class NamespaceReads {
     Inode file = ns.target(ns.store, caller, "open", req.getPath(), req.getInodeId(), true);
     checkRegular("open", req.getPath(), file);
     ns.check(caller, "open", req.getPath(), file, Access.READ);
-    return open(ns.store, client, file, req.getMaxChunkSets(), CapabilityToken.READ).build();
+    return open(ns.store, client, file, req.getMaxChunkSets(), CapabilityToken.READ, true).build();
   }
 
   /**
-   * The answer to an open of {@code file}, without a lease, with the chunk sets {@code v} holds.
+   * The answer to an open of {@code file}, without a lease, with the chunk sets {@code v} holds;
+   * with {@code forReading}, each chunk's replicas nearest to the client first, else in chain
+   * order.
    */
-  OpenResponse.Builder open(StoreView v, Client client, Inode file, int maxSets, int modes)
+  OpenResponse.Builder open(
+      StoreView v, Client client, Inode file, int maxSets, int modes, boolean forReading)
       throws IOException {
     OpenResponse.Builder out = OpenResponse.newBuilder().setAttributes(Attrs.of(file));
     int sets = maxSets == 0 ? 1 : Math.min(maxSets, 1024);
+    String near = forReading ? client.host() : null;
     for (long s = 0; s < sets; s++) {
-      ChunkSetLocation loc = ns.chunkSetOrNull(v, file.id(), file.record().getLayout(), s);
+      ChunkSetLocation loc = ns.chunkSetOrNull(v, file.id(), file.record().getLayout(), s, near);
       if (loc == null) {
         break;
       }
@@ -361,7 +365,7 @@ public final class NamespaceReads {
             .setUnderConstruction(file.record().hasOpenForWrite())
             .setLayout(Attrs.spec(layout));
     for (long s = req.getOffset() / span; s * span < end && out.getChunkSetsCount() < 1024; s++) {
-      ChunkSetLocation loc = ns.chunkSetOrNull(ns.store, file.id(), layout, s);
+      ChunkSetLocation loc = ns.chunkSetOrNull(ns.store, file.id(), layout, s, client.host());
       if (loc != null) {
         out.addChunkSets(loc);
       }

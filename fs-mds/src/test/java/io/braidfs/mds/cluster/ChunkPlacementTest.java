@@ -343,6 +343,20 @@ class ChunkPlacementTest {
   }
 
   @Test
+  void readersGetTheReplicaOnTheirHostFirstThenTheirRackThenTheStoredOrder() throws IOException {
+    DataServer far = cluster.add(0, "/r1", 100, 0);
+    DataServer sameRack = cluster.add(1, "/r2", 100, 9);
+    DataServer farther = cluster.add(3, "/r1", 100, 0);
+    DataServer local = cluster.add(2, "/r2", 100, 5);
+    List<DataServer> stored = List.of(far, sameRack, farther, local);
+    assertThat(cluster.placement(0).readOrder(stored, "H2"))
+        .containsExactly(local, sameRack, far, farther);
+    // Load does not reorder replicas that are equally near: the busy one stays where it was.
+    assertThat(cluster.placement(0).readOrder(stored, "elsewhere")).isEqualTo(stored);
+    assertThat(cluster.placement(0).readOrder(stored, null)).isEqualTo(stored);
+  }
+
+  @Test
   void chainHeadsStayDistinctWhenTheClientIsOnADataServer() throws IOException {
     for (int host = 0; host < 4; host++) {
       cluster.add(host, 100, 0);
