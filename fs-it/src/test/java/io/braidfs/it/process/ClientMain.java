@@ -1,12 +1,12 @@
 package io.braidfs.it.process;
 
 import io.braidfs.client.BraidClient;
-import io.braidfs.client.data.LocalReplicas;
+import io.braidfs.client.ChunkLocation;
+import io.braidfs.client.ChunkLocations;
+import io.braidfs.client.ChunkSetLocation;
+import io.braidfs.client.ReplicaLocation;
+import io.braidfs.client.ShortCircuitStats;
 import io.braidfs.common.config.BraidConfig;
-import io.braidfs.proto.ChunkLocation;
-import io.braidfs.proto.ChunkSetLocation;
-import io.braidfs.proto.GetChunkLocationsResponse;
-import io.braidfs.proto.ReplicaLocation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -120,7 +120,7 @@ public final class ClientMain {
     if (mismatch < 0 && total < size) {
       mismatch = total; // shorter than written
     }
-    LocalReplicas local = client.localReplicas();
+    ShortCircuitStats local = client.shortCircuitStats();
     System.out.println(
         "read bytes="
             + total
@@ -129,7 +129,7 @@ public final class ClientMain {
             + " mismatch="
             + mismatch
             + " shortCircuit="
-            + local.isEnabled()
+            + local.enabled()
             + " localReads="
             + local.localReads()
             + " localBytes="
@@ -139,19 +139,19 @@ public final class ClientMain {
   }
 
   private static void locations(BraidClient client, String path) throws IOException {
-    GetChunkLocationsResponse r = client.locations(path, 0, 0);
-    System.out.println("file length=" + r.getFileLength());
-    for (ChunkSetLocation set : r.getChunkSetsList()) {
-      for (ChunkLocation chunk : set.getChunksList()) {
+    ChunkLocations r = client.locations(path, 0, 0);
+    System.out.println("file length=" + r.fileLength());
+    for (ChunkSetLocation set : r.chunkSets()) {
+      for (ChunkLocation chunk : set.chunks()) {
         List<String> replicas = new ArrayList<>();
-        for (ReplicaLocation replica : chunk.getReplicasList()) {
-          replicas.add(replica.getHost() + ":" + replica.getPort() + "/" + replica.getServerId());
+        for (ReplicaLocation replica : chunk.replicas()) {
+          replicas.add(replica.host() + ":" + replica.port() + "/" + replica.serverId());
         }
         System.out.println(
             "chunk inode="
-                + chunk.getId().getInodeId()
+                + chunk.inodeId()
                 + " index="
-                + chunk.getId().getChunkIndex()
+                + chunk.chunkIndex()
                 + " replicas="
                 + String.join(",", replicas));
       }
