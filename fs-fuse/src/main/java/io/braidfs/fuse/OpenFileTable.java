@@ -292,7 +292,12 @@ final class OpenFileTable {
   /** Commits writers this mount has left idle for the attribute timeout (see OpenFile). */
   private void commitIdleWriters() {
     for (OpenFile f : files.values()) {
-      f.commitIfIdle(Math.max(attrTimeoutNanos, MIN_IDLE_NANOS));
+      // A scheduled task that throws is never run again: one bad file must not stop the sweep.
+      try {
+        f.commitIfIdle(Math.max(attrTimeoutNanos, MIN_IDLE_NANOS));
+      } catch (RuntimeException e) {
+        LOG.warn("{}: inode {}: idle commit failed", name, f.inodeId, e);
+      }
     }
   }
 
