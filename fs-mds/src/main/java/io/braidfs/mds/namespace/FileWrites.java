@@ -54,6 +54,11 @@ import org.slf4j.LoggerFactory;
  * can be rebuilt after a restart.
  *
  * <p>Thread-safety: not thread-safe; runs on the mutation thread.
+ *
+ * <p>Why it is long: it holds every mutation of a file and its contents, from create to commit, and
+ * setattr's checks of each attribute. It could be split cleanly: setattr with {@code truncate} and
+ * {@code allocatedBytes} (about 180 lines) would make a class of its own, called by the O_TRUNC of
+ * {@code openForWrite} and by the write-path calls here.
  */
 public final class FileWrites {
   private static final Logger LOG = LoggerFactory.getLogger(FileWrites.class);

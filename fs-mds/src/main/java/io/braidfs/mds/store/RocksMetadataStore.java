@@ -46,6 +46,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safety: thread-safe. Reads run concurrently; writes, checkpoints and snapshots'
  * creation hold {@code writeLock} or {@code openLock} only for their own duration.
+ *
+ * <p>Why it is long: the two locks and the write-failure latch described above guard every
+ * operation (reads, writes, WAL syncs, checkpoints, snapshots, close), so those operations stay in
+ * the class that owns them; opening the database, reading it, encoding batches and holding
+ * snapshots are already {@code RocksDatabase}, {@code RocksReads}, {@code WriteBatchEncoder} and
+ * {@code RocksSnapshot}.
  */
 public final class RocksMetadataStore implements MetadataStore {
   private static final Logger LOG = LoggerFactory.getLogger(RocksMetadataStore.class);

@@ -58,6 +58,12 @@ import org.jspecify.annotations.Nullable;
  * on every replica) and commits the file's length and chunk versions to the MDS.
  *
  * <p>Thread-safety: not thread-safe; one thread writes (as with an OutputStream).
+ *
+ * <p>Why it is long: write, flush, sync and complete all go through the same repair (replace a
+ * failed replica, then resend every unacknowledged write in its original order) over the same
+ * per-chunk pending writes, token and recorded failures, so that mutable state stays in one class;
+ * the per-chunk state and the replacement of replicas are already {@code ChunkOut} and {@code
+ * ReplicaReplacer}.
  */
 public final class StripedWriter implements AutoCloseable {
   private final RpcClient rpc;
