@@ -96,13 +96,13 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Thread-safety: thread-safe. Streams are for one thread each, as java.io streams are.
- *
  * <p>Why it is long: it is the one public facade of the client: one method per operation (over 50
  * public methods), each a few lines that build a request, call the MDS, convert the answer and drop
  * the cached attributes a change affects, with the javadoc of its contract; failover, the data path
  * and the conversions from protobuf are already {@code MetadataClient}, the {@code internal.data}
  * package and {@code Protos}.
+ *
+ * <p>Thread-safety: thread-safe. Streams are for one thread each, as java.io streams are.
  */
 public final class BraidClient implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BraidClient.class);

@@ -41,12 +41,12 @@ import org.jspecify.annotations.Nullable;
  * it) nor while {@link #settle} waits. A callback given to a method runs under the lock; none takes
  * another inode's lock.
  *
- * <p>Thread-safety: thread-safe.
- *
  * <p>Why it is long: it is one inode's state behind one lock, and each method is one atomic step of
  * a FUSE operation on that state, so splitting it would spread the lock over classes; the held-back
  * attribute changes are already {@code AttributeWriteBehind}, and nearly a third of its lines are
  * javadoc.
+ *
+ * <p>Thread-safety: thread-safe.
  */
 final class OpenFile {
   /** An MDS call made as part of a step, under the lock. */

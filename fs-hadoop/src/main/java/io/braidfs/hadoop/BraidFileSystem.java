@@ -74,14 +74,14 @@ import org.jspecify.annotations.Nullable;
  * {@link HadoopErrors}) and its rename, which returns false rather than throwing when the source is
  * missing or the destination exists.
  *
- * <p>Thread-safety: safe for concurrent use, as Hadoop's FileSystem cache requires; only the
- * working directory is unsynchronised per-instance state, as in every FileSystem.
- *
  * <p>Why it is long: Hadoop's {@link FileSystem} is a broad abstract class, so every operation
  * Braid supports, and every one it refuses by name (ACLs, snapshots, storage policies), is an
  * override here, each a few lines that count statistics, qualify the path, call {@link BraidClient}
  * and map its errors; the streams, the error mapping, the settings and bulk delete are already
  * classes of their own.
+ *
+ * <p>Thread-safety: safe for concurrent use, as Hadoop's FileSystem cache requires; only the
+ * working directory is unsynchronised per-instance state, as in every FileSystem.
  */
 public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   /** The URI scheme. */

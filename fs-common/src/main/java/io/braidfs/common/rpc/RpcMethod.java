@@ -125,12 +125,12 @@ import java.util.Map;
  * {@code (braid.method_id)} option there. Each constant below binds a proto method to its Java
  * types, and {@code RpcMethodTest} checks that every proto method has exactly one constant.
  *
- * <p>Thread-safety: immutable; the registry is complete once this class is initialised.
- *
  * <p>Why it is long: every method of the wire protocol (52, in four services) is bound here to its
  * Java request and response types, one constant of six formatted lines and two imports each, so the
  * registry is complete in the one place {@code RpcMethodTest} checks against the protos; the
  * class's own code is under 100 lines.
+ *
+ * <p>Thread-safety: immutable; the registry is complete once this class is initialised.
  *
  * @param <Q> the request message type
  * @param <R> the response message type

@@ -34,14 +34,14 @@ import java.nio.file.Path;
  * deleted or the store closed (finalized replicas are rarely written again, and keeping every
  * channel would exhaust file descriptors on a large store).
  *
- * <p>Thread-safety: thread-safe. Mutations are serialized on the replica; {@link #read} may run
- * concurrently with them and sees either the state before or after each one.
- *
  * <p>Why it is long: it is the state machine of one replica's writes, reads, syncs, finalizes and
  * truncates, which share one monitor (and the count of read views a cut waits for), so splitting it
  * would spread that lock over classes; the files and the block CRCs are already {@code
  * ReplicaFiles} and {@code BlockCrcs}, and a quarter of its lines are javadoc, mostly each
  * operation's errors.
+ *
+ * <p>Thread-safety: thread-safe. Mutations are serialized on the replica; {@link #read} may run
+ * concurrently with them and sees either the state before or after each one.
  */
 public final class Replica {
   /** How long a cut waits for read views being sent (see {@link #awaitReads}). */

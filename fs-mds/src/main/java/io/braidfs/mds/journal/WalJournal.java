@@ -65,15 +65,15 @@ import org.slf4j.LoggerFactory;
  * at the same starting point, with the same {@code retained-records}, gives a byte-identical store:
  * the same namespace, journal family and applied index ({@link JournalReplayer}).
  *
- * <p>Thread-safety: {@link #append} and {@link #replay} are called by one thread at a time (the
- * namespace's mutation thread), which also reads {@link #view()}; everything else is thread-safe.
- * Futures complete on the sync thread (on the write thread when the store does not sync), so
- * actions chained on them must not block: a blocking callback delays every later acknowledgement.
- *
  * <p>Why it is long: the three stages of the group commit (append, write thread, sync thread) share
  * one lock, three conditions and two queues, and a failure or a close must reach all three under
  * that lock, so splitting the stages would spread that lock over classes; the view of unwritten
  * records is already {@link PendingWrites}, and a fifth of its lines are javadoc.
+ *
+ * <p>Thread-safety: {@link #append} and {@link #replay} are called by one thread at a time (the
+ * namespace's mutation thread), which also reads {@link #view()}; everything else is thread-safe.
+ * Futures complete on the sync thread (on the write thread when the store does not sync), so
+ * actions chained on them must not block: a blocking callback delays every later acknowledgement.
  */
 public final class WalJournal implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(WalJournal.class);

@@ -52,13 +52,13 @@ import java.util.Set;
  * starts renewed, so every writer gets a full soft limit to find the new leader, as HDFS renews all
  * leases when a NameNode becomes active.
  *
- * <p>Thread-safety: thread-safe; every method takes one internal lock briefly and does no I/O. The
- * namespace executor and the lease monitor call it concurrently.
- *
  * <p>Why it is long: the lease state machine keeps three indexes (leases by file, holders in
  * renewal order, recoveries in start order) that each operation changes together under one lock, so
  * the operations and those indexes stay in one class; the lost-lease record is already {@code
  * LostLeases}, and a quarter of its lines are javadoc.
+ *
+ * <p>Thread-safety: thread-safe; every method takes one internal lock briefly and does no I/O. The
+ * namespace executor and the lease monitor call it concurrently.
  */
 public final class LeaseManager {
   private final Clock clock;

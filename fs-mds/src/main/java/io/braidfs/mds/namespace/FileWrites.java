@@ -53,12 +53,12 @@ import org.slf4j.LoggerFactory;
  * writer of a file holds its lease; the inode records the writer ({@code open_for_write}) so leases
  * can be rebuilt after a restart.
  *
- * <p>Thread-safety: not thread-safe; runs on the mutation thread.
- *
  * <p>Why it is long: it holds every mutation of a file and its contents, from create to commit, and
  * setattr's checks of each attribute. It could be split cleanly: setattr with {@code truncate} and
  * {@code allocatedBytes} (about 180 lines) would make a class of its own, called by the O_TRUNC of
  * {@code openForWrite} and by the write-path calls here.
+ *
+ * <p>Thread-safety: not thread-safe; runs on the mutation thread.
  */
 public final class FileWrites {
   private static final Logger LOG = LoggerFactory.getLogger(FileWrites.class);

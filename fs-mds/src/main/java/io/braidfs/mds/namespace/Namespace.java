@@ -49,14 +49,14 @@ import org.jspecify.annotations.Nullable;
  * token signing, and the tree edits every mutation is made of (new inodes, unlinking, chunk release
  * into the deletion queue).
  *
- * <p>Thread-safety: the edit methods take a {@link Mutation} and run on the mutation thread only;
- * the rest is thread-safe.
- *
  * <p>Why it is long: it is the context every namespace operation shares, so it gathers the building
  * blocks of all of them: start-up, tree edits, chunk placement and locations, the replication
  * hand-off and tokens. It could be split cleanly: allocating chunk sets and answering their
  * locations ({@code allocateSet}, {@code chunkSet}, {@code locationFor}; about 150 lines) would
  * make a class of its own, as would signing and checking tokens (about 60 lines).
+ *
+ * <p>Thread-safety: the edit methods take a {@link Mutation} and run on the mutation thread only;
+ * the rest is thread-safe.
  */
 public final class Namespace {
   static final byte[] CLUSTER_ID = Keys.meta("cluster-id");

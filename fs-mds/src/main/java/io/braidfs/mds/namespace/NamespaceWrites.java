@@ -51,13 +51,13 @@ import java.util.List;
  * Mutation}, checking preconditions in the order of the reference model (the parent's resolution,
  * then the operation's own checks), then permissions, before it writes anything.
  *
- * <p>Thread-safety: not thread-safe; runs on the mutation thread.
- *
  * <p>Why it is long: it holds one method per mutation of names (mkdir, unlink, rmdir, delete, link,
  * symlink, mknod, rename, xattrs, layout policy), each checking its preconditions in the reference
  * model's order before it writes. It could be split cleanly, as the operations share only {@code
  * slot} and {@code checkEntryChange}: rename with its exchange helpers (about 150 lines) would make
  * a class of its own, and the xattr and layout-policy writes another.
+ *
+ * <p>Thread-safety: not thread-safe; runs on the mutation thread.
  */
 public final class NamespaceWrites {
   /** Write and search: what adding or removing an entry needs on its directory. */

@@ -44,14 +44,14 @@ import org.slf4j.LoggerFactory;
  * failure: from then on every write is refused, because the database may hold a batch that its
  * caller was told failed (the journal and the store diverged), and the MDS must stop.
  *
- * <p>Thread-safety: thread-safe. Reads run concurrently; writes, checkpoints and snapshots'
- * creation hold {@code writeLock} or {@code openLock} only for their own duration.
- *
  * <p>Why it is long: the two locks and the write-failure latch described above guard every
  * operation (reads, writes, WAL syncs, checkpoints, snapshots, close), so those operations stay in
  * the class that owns them; opening the database, reading it, encoding batches and holding
  * snapshots are already {@code RocksDatabase}, {@code RocksReads}, {@code WriteBatchEncoder} and
  * {@code RocksSnapshot}.
+ *
+ * <p>Thread-safety: thread-safe. Reads run concurrently; writes, checkpoints and snapshots'
+ * creation hold {@code writeLock} or {@code openLock} only for their own duration.
  */
 public final class RocksMetadataStore implements MetadataStore {
   private static final Logger LOG = LoggerFactory.getLogger(RocksMetadataStore.class);

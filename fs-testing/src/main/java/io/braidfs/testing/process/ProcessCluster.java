@@ -43,14 +43,14 @@ import org.jspecify.annotations.Nullable;
  * (each server start's stderr, {@code HOST-K.log}) and {@code data/} (the servers' directories);
  * {@link #close()} deletes {@code data/} and keeps the logs.
  *
- * <p>Thread-safety: not thread-safe; one test thread drives it.
- *
  * <p>Why it is long: it is the one object a multi-host test drives (hosts, faults, restarts that
  * wait for data servers to register again, client commands, teardown, and its builder), over {@link
  * HostNetwork} and {@link HostProcess}, which hold the namespaces and processes. It could be split
  * cleanly: the client-host commands ({@code braid}, {@code java}, {@code startJava}, {@code
  * listeningSockets} and their helpers, about 100 lines) share only the network, the install, the
  * log directory and the processes to kill at close, and would make a class of their own.
+ *
+ * <p>Thread-safety: not thread-safe; one test thread drives it.
  */
 public final class ProcessCluster implements AutoCloseable {
   public static final int MDS_PORT = 7400;

@@ -57,13 +57,13 @@ import org.jspecify.annotations.Nullable;
  * {@link #sync()} also forces it to disk (hsync); {@link #close()} finalizes every chunk (on disk
  * on every replica) and commits the file's length and chunk versions to the MDS.
  *
- * <p>Thread-safety: not thread-safe; one thread writes (as with an OutputStream).
- *
  * <p>Why it is long: write, flush, sync and complete all go through the same repair (replace a
  * failed replica, then resend every unacknowledged write in its original order) over the same
  * per-chunk pending writes, token and recorded failures, so that mutable state stays in one class;
  * the per-chunk state and the replacement of replicas are already {@code ChunkOut} and {@code
  * ReplicaReplacer}.
+ *
+ * <p>Thread-safety: not thread-safe; one thread writes (as with an OutputStream).
  */
 public final class StripedWriter implements AutoCloseable {
   private final RpcClient rpc;
