@@ -2,9 +2,9 @@ package io.braidfs.hadoop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.braidfs.client.MiniCluster;
 import io.braidfs.dataserver.DataServerConfigKeys;
 import io.braidfs.proto.LayoutSpec;
+import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;

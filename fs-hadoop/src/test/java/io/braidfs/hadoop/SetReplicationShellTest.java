@@ -2,8 +2,8 @@ package io.braidfs.hadoop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.braidfs.client.MiniCluster;
 import io.braidfs.proto.LayoutSpec;
+import io.braidfs.testing.MiniCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

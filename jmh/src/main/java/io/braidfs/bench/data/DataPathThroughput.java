@@ -1,7 +1,6 @@
 package io.braidfs.bench.data;
 
 import io.braidfs.bench.Throughputs;
-import io.braidfs.client.MiniCluster;
 import io.braidfs.client.data.DataPathOptions;
 import io.braidfs.client.data.LocalReplicas;
 import io.braidfs.client.data.ReplicaHealth;
@@ -10,6 +9,7 @@ import io.braidfs.client.data.StripedWriter;
 import io.braidfs.client.data.WriteTarget;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.rpc.RpcClient;
+import io.braidfs.testing.MiniCluster;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
