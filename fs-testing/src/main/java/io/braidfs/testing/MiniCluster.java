@@ -234,7 +234,7 @@ public final class MiniCluster implements AutoCloseable {
   public MdsServer mds() {
     MdsServer m = mds;
     if (m == null) {
-      throw new IllegalStateException("the cluster is not started");
+      throw new IllegalStateException("the MDS is not running (not started yet, or stopped)");
     }
     return m;
   }
