@@ -2,7 +2,7 @@ package io.braidfs.cli;
 
 import static org.assertj.core.api.Assertions.fail;
 
-import io.braidfs.common.testing.Await;
+import io.braidfs.testing.Await;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

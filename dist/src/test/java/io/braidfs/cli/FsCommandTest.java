@@ -2,7 +2,7 @@ package io.braidfs.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.braidfs.common.testing.Await;
+import io.braidfs.testing.Await;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

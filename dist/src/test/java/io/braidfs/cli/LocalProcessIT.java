@@ -3,7 +3,7 @@ package io.braidfs.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import io.braidfs.common.testing.Await;
+import io.braidfs.testing.Await;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

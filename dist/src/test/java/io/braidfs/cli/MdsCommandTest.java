@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.proto.Attributes;
 import io.braidfs.proto.FileType;
+import io.braidfs.testing.MdsFixture;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -51,7 +52,7 @@ class MdsCommandTest {
                   + System.lineSeparator());
 
       client.start();
-      MdsOps ops = new MdsOps(client, address);
+      MdsFixture ops = MdsFixture.attach(address, client);
       ops.registerDataServers(3);
       ops.mkdir("/a");
       Attributes created = ops.create("/a/f");

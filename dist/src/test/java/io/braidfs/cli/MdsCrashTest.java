@@ -6,10 +6,11 @@ import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcConfigKeys;
 import io.braidfs.common.rpc.RpcOptions;
-import io.braidfs.common.testing.Await;
 import io.braidfs.proto.Attributes;
 import io.braidfs.proto.DirEntry;
 import io.braidfs.proto.FileType;
+import io.braidfs.testing.Await;
+import io.braidfs.testing.MdsFixture;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -102,7 +103,7 @@ class MdsCrashTest {
             BraidConfig.builder().set(RpcConfigKeys.CLIENT_CALL_TIMEOUT, CALL_TIMEOUT).build());
     try (RpcClient client = RpcClient.builder("crash-test").user("root").options(options).build()) {
       client.start();
-      MdsOps mdsOps = startMds(client, store, 0);
+      MdsFixture mdsOps = startMds(client, store, 0);
       for (int t = 0; t < THREADS; t++) {
         mdsOps.mkdir(dir(t));
       }
@@ -167,7 +168,7 @@ class MdsCrashTest {
    * Runs the eight workers until {@code killAfter} operations were acknowledged in all, kills the
    * MDS with SIGKILL, and returns every operation with what is known of it.
    */
-  private List<Op> runAndKill(MdsOps mdsOps, int round, int killAfter, long seed)
+  private List<Op> runAndKill(MdsFixture mdsOps, int round, int killAfter, long seed)
       throws InterruptedException {
     AtomicInteger acks = new AtomicInteger();
     AtomicBoolean killed = new AtomicBoolean();
@@ -229,7 +230,7 @@ class MdsCrashTest {
 
   /** One worker: create (or mkdir), sometimes rename, until a call fails. */
   private static void work(
-      MdsOps mdsOps,
+      MdsFixture mdsOps,
       int thread,
       int round,
       Random random,
@@ -262,7 +263,7 @@ class MdsCrashTest {
         }
       } catch (IOException e) {
         if (!killed.get()) {
-          unexpected.add(step + ": " + MdsOps.status(e) + " " + e.getMessage());
+          unexpected.add(step + ": " + MdsFixture.status(e) + " " + e.getMessage());
         }
         return;
       } catch (RuntimeException e) {
@@ -278,7 +279,7 @@ class MdsCrashTest {
    * Walks the whole tree, checks it is self-consistent and holds exactly what {@code ops} allow,
    * then settles every unacknowledged operation by what was found.
    */
-  private static void verify(MdsOps mdsOps, List<Op> ops, String when) throws IOException {
+  private static void verify(MdsFixture mdsOps, List<Op> ops, String when) throws IOException {
     List<String> problems = new ArrayList<>();
     Map<String, Attributes> tree = walk(mdsOps, problems);
 
@@ -378,7 +379,7 @@ class MdsCrashTest {
    * Every path in the tree with its GetAttr attributes, checking on the way that ReadDir and
    * GetAttr agree, that no inode has two names, and the link counts.
    */
-  private static Map<String, Attributes> walk(MdsOps mdsOps, List<String> problems)
+  private static Map<String, Attributes> walk(MdsFixture mdsOps, List<String> problems)
       throws IOException {
     Map<String, Attributes> tree = new TreeMap<>();
     Map<Long, String> names = new HashMap<>();
@@ -448,7 +449,7 @@ class MdsCrashTest {
   // ---- the MDS process -----------------------------------------------------------------------
 
   /** Starts {@code braid mds} on {@code store}, waits until it serves, registers data servers. */
-  private MdsOps startMds(RpcClient client, Path store, int start)
+  private MdsFixture startMds(RpcClient client, Path store, int start)
       throws IOException, InterruptedException {
     BraidProcess p =
         BraidProcess.start(
@@ -463,7 +464,7 @@ class MdsCrashTest {
             "braid.mds.cluster.dead-interval=1h");
     mds = p;
     InetSocketAddress address = p.awaitMdsListening(START_TIMEOUT);
-    MdsOps mdsOps = new MdsOps(client, address);
+    MdsFixture mdsOps = MdsFixture.attach(address, client);
     mdsOps.registerDataServers(DATA_SERVERS);
     return mdsOps;
   }

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.braidfs.client.ClientConfigKeys;
-import io.braidfs.client.MiniCluster;
 import io.braidfs.common.config.BraidConfig;
-import io.braidfs.common.testing.Await;
+import io.braidfs.testing.Await;
+import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ServerSocket;

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidOutputStream;
-import io.braidfs.client.MiniCluster;
 import io.braidfs.common.config.BraidConfig;
+import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;

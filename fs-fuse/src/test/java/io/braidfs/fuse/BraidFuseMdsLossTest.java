@@ -4,9 +4,9 @@ import static io.braidfs.fuse.FuseTesting.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.client.ClientConfigKeys;
-import io.braidfs.client.MiniCluster;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.rpc.HostPort;
+import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

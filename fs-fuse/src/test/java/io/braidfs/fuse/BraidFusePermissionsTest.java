@@ -4,7 +4,7 @@ import static io.braidfs.fuse.FuseTesting.run;
 import static io.braidfs.fuse.FuseTesting.sh;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.braidfs.client.MiniCluster;
+import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -7,10 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.braidfs.client.ClientConfigKeys;
-import io.braidfs.client.MiniCluster;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.rpc.HostPort;
-import io.braidfs.common.testing.Await;
+import io.braidfs.testing.Await;
+import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

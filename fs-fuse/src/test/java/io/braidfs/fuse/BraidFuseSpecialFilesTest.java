@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.FileAttributes;
 import io.braidfs.client.FileType;
-import io.braidfs.client.MiniCluster;
+import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.StandardProtocolFamily;

@@ -2,8 +2,8 @@ package io.braidfs.fuse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.braidfs.client.MiniCluster;
 import io.braidfs.common.config.BraidConfig;
+import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

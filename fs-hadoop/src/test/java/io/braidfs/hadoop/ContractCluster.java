@@ -1,6 +1,6 @@
 package io.braidfs.hadoop;
 
-import io.braidfs.client.MiniCluster;
+import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;

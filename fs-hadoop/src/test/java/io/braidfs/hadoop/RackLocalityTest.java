@@ -3,8 +3,8 @@ package io.braidfs.hadoop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.client.LayoutPolicy;
-import io.braidfs.client.MiniCluster;
 import io.braidfs.dataserver.DataServerConfigKeys;
+import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;

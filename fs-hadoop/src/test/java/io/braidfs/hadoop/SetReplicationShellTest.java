@@ -3,7 +3,7 @@ package io.braidfs.hadoop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.client.LayoutPolicy;
-import io.braidfs.client.MiniCluster;
+import io.braidfs.testing.MiniCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -6,7 +6,7 @@ import io.braidfs.client.BraidInputStream;
 import io.braidfs.client.BraidOutputStream;
 import io.braidfs.client.CreateOptions;
 import io.braidfs.client.LayoutPolicy;
-import io.braidfs.client.MiniCluster;
+import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,7 +2,6 @@ package io.braidfs.bench.data;
 
 import io.braidfs.bench.Throughputs;
 import io.braidfs.client.DataPathOptions;
-import io.braidfs.client.MiniCluster;
 import io.braidfs.client.internal.data.LocalReplicas;
 import io.braidfs.client.internal.data.ReplicaHealth;
 import io.braidfs.client.internal.data.StripedReader;
@@ -10,6 +9,7 @@ import io.braidfs.client.internal.data.StripedWriter;
 import io.braidfs.client.internal.data.WriteTarget;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.rpc.RpcClient;
+import io.braidfs.testing.MiniCluster;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;

@@ -2,7 +2,7 @@ package io.braidfs.bench.driver;
 
 import io.braidfs.bench.ref.HdfsCluster;
 import io.braidfs.client.BraidClient;
-import io.braidfs.client.MiniCluster;
+import io.braidfs.testing.MiniCluster;
 import java.util.List;
 
 /**

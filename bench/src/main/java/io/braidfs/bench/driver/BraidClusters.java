@@ -1,6 +1,6 @@
 package io.braidfs.bench.driver;
 
-import io.braidfs.client.MiniCluster;
+import io.braidfs.testing.MiniCluster;
 
 /**
  * The Braid clusters of the data experiments: a {@link MiniCluster} in this JVM (one MDS, N data

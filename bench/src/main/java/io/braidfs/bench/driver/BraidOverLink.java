@@ -2,10 +2,10 @@ package io.braidfs.bench.driver;
 
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.ClientConfigKeys;
-import io.braidfs.client.MiniCluster;
-import io.braidfs.client.testing.LinkEmulator;
 import io.braidfs.common.rpc.HostPort;
 import io.braidfs.dataserver.DataServerConfigKeys;
+import io.braidfs.testing.LinkEmulator;
+import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

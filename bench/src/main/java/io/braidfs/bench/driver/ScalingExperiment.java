@@ -1,6 +1,6 @@
 package io.braidfs.bench.driver;
 
-import io.braidfs.client.MiniCluster;
+import io.braidfs.testing.MiniCluster;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;

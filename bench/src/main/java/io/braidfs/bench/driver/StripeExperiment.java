@@ -1,7 +1,7 @@
 package io.braidfs.bench.driver;
 
 import io.braidfs.client.BraidClient;
-import io.braidfs.client.MiniCluster;
+import io.braidfs.testing.MiniCluster;
 import java.util.ArrayList;
 import java.util.List;
 

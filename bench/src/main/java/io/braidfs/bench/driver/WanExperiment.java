@@ -7,7 +7,7 @@ import io.braidfs.bench.ref.Sshfs;
 import io.braidfs.bench.ref.TcpSource;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.ClientConfigKeys;
-import io.braidfs.client.testing.LinkEmulator;
+import io.braidfs.testing.LinkEmulator;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;

@@ -2,11 +2,11 @@ package io.braidfs.bench.ref;
 
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.ClientConfigKeys;
-import io.braidfs.client.MiniCluster;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.rpc.HostPort;
 import io.braidfs.fuse.BraidMount;
 import io.braidfs.fuse.MountOptions;
+import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;

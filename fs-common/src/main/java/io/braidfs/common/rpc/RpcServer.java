@@ -26,6 +26,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +69,13 @@ public final class RpcServer implements Service {
   private EventLoopGroup acceptGroup;
   private EventLoopGroup ioGroup;
   private Channel serverChannel;
+  private volatile @Nullable InetSocketAddress listening;
+
+  /** A test bench's hook (see {@link FaultHook}); null in production, costing one read per call. */
+  private volatile @Nullable FaultHook faultHook;
+
+  /** Set by {@link #abort()}: connections accepted from then on are reset at once. */
+  private volatile boolean aborted;
 
   /** A method's handler and where it runs; a null executor means inline on the event loop. */
   record Registration<Q extends Message, R extends Message>(
@@ -113,6 +121,10 @@ public final class RpcServer implements Service {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    if (aborted) {
+                      reset(ch);
+                      return;
+                    }
                     ServerConnection connection =
                         new ServerConnection(RpcServer.this, ch, options.serverMaxInflight());
                     connections.put(ch, connection);
@@ -132,7 +144,10 @@ public final class RpcServer implements Service {
       throw new IOException(id + ": cannot listen on " + bindAddress + ": " + e.getMessage(), e);
     }
     lifeCycle.running();
-    LOG.info("{}: listening on {} ({} transport)", id, boundAddress(), transport);
+    InetSocketAddress bound = boundAddress();
+    listening = bound;
+    RpcServerHooks.listening(bound, this);
+    LOG.info("{}: listening on {} ({} transport)", id, bound, transport);
   }
 
   /**
@@ -174,8 +189,20 @@ public final class RpcServer implements Service {
     return activeCalls.get();
   }
 
-  /** Runs a handler and turns what it throws into an answer. */
+  /** Serves a request, unless a {@link FaultHook} has it dropped, delayed or failed. */
   <Q extends Message, R extends Message> void invoke(
+      Registration<Q, R> registration, ServerCall<Q, R> call) {
+    FaultHook hook = faultHook;
+    Fault fault = hook == null ? null : hook.faultFor(call);
+    if (fault != null) {
+      FaultInjection.apply(fault, this, registration, call, ioGroup.next());
+      return;
+    }
+    serve(registration, call);
+  }
+
+  /** Runs a handler and turns what it throws into an answer. */
+  <Q extends Message, R extends Message> void serve(
       Registration<Q, R> registration, ServerCall<Q, R> call) {
     try {
       if (call.deadlinePassed()) {
@@ -210,11 +237,50 @@ public final class RpcServer implements Service {
         PingResponse.newBuilder().setEcho(call.request().getEcho()).build(), call.takePayload());
   }
 
+  void faultHook(@Nullable FaultHook hook) {
+    faultHook = hook;
+  }
+
+  /**
+   * Kills the network side at once (see {@link RpcServerHooks#abort}): every request read from now
+   * on is dropped, the listening socket closes, and every connection is reset.
+   */
+  void abort() {
+    aborted = true;
+    faultHook = call -> Fault.drop();
+    unlisted();
+    Channel sc = serverChannel;
+    if (sc != null) {
+      sc.close().awaitUninterruptibly();
+    }
+    for (Channel ch : connections.keySet()) {
+      reset(ch);
+    }
+  }
+
+  /** Closes with a TCP reset rather than a FIN, as the kernel does for a killed process. */
+  private static void reset(Channel ch) {
+    try {
+      ch.config().setOption(ChannelOption.SO_LINGER, 0);
+    } catch (RuntimeException e) {
+      LOG.debug("cannot set SO_LINGER on {}: {}", ch, e.toString());
+    }
+    ch.close();
+  }
+
+  private void unlisted() {
+    InetSocketAddress a = listening;
+    if (a != null) {
+      RpcServerHooks.stopped(a, this);
+    }
+  }
+
   @Override
   public void close() {
     if (!lifeCycle.closeTransition()) {
       return;
     }
+    unlisted();
     long grace = options.shutdownGrace().toNanos();
     long deadline = System.nanoTime() + grace;
     if (serverChannel != null) {
@@ -223,10 +289,11 @@ public final class RpcServer implements Service {
     for (Map.Entry<Channel, ServerConnection> e : connections.entrySet()) {
       e.getKey().eventLoop().execute(e.getValue()::stopReading);
     }
-    while (activeCalls.get() > 0 && System.nanoTime() - deadline < 0) {
+    // After an abort no answer can reach anyone: nothing to wait for.
+    while (!aborted && activeCalls.get() > 0 && System.nanoTime() - deadline < 0) {
       LockSupport.parkNanos(1_000_000L); // bounded wait for handlers to answer
     }
-    if (activeCalls.get() > 0) {
+    if (!aborted && activeCalls.get() > 0) {
       LOG.warn("{}: closing with {} calls still unanswered", id, activeCalls.get());
     }
     for (ServerConnection c : connections.values()) {

@@ -2,7 +2,7 @@ package io.braidfs.it.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.braidfs.common.testing.Await;
+import io.braidfs.testing.Await;
 import io.braidfs.testing.process.CommandResult;
 import io.braidfs.testing.process.Host;
 import io.braidfs.testing.process.ProcessCluster;

@@ -2,13 +2,16 @@ package io.braidfs.bench.mds;
 
 import io.braidfs.bench.AbstractBenchmark;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -67,7 +70,7 @@ public class LocalDiskMetadataBenchmark extends AbstractBenchmark {
 
   @TearDown(Level.Trial)
   public void stop() {
-    MdsFixture.deleteTree(root);
+    deleteTree(root);
   }
 
   /**
@@ -130,5 +133,18 @@ public class LocalDiskMetadataBenchmark extends AbstractBenchmark {
   @Threads(16)
   public BasicFileAttributes stat16(Caller c) throws IOException {
     return stat(c);
+  }
+
+  private static void deleteTree(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

@@ -1,10 +1,14 @@
 package io.braidfs.bench.mds;
 
 import io.braidfs.bench.AbstractBenchmark;
+import io.braidfs.common.rpc.RpcConfigKeys;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.mds.journal.SyncStats;
+import io.braidfs.mds.store.MdsStoreConfigKeys;
 import io.braidfs.proto.CreateResponse;
+import io.braidfs.testing.MdsFixture;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -54,7 +58,14 @@ public class MdsCreateBenchmark extends AbstractBenchmark {
 
   @Setup(Level.Trial)
   public void start() throws IOException {
-    mds = MdsFixture.start(spinWait);
+    mds =
+        MdsFixture.inNewDirectory(
+                Path.of(
+                    System.getProperty("braid.bench.dir", System.getProperty("java.io.tmpdir"))))
+            .config(MdsStoreConfigKeys.SYNC.name(), "true")
+            .config(RpcConfigKeys.CLIENT_SPIN_WAIT.name(), spinWait)
+            .build()
+            .start();
     mds.mkdir("/shared");
     for (int i = 0; i < MdsFixture.Window.SIZE; i++) {
       mds.mkdir("/p" + i);
@@ -113,7 +124,7 @@ public class MdsCreateBenchmark extends AbstractBenchmark {
   }
 
   private CreateResponse create(Caller c) throws IOException {
-    return mds.client()
+    return mds.superuser()
         .callSync(mds.address(), RpcMethod.CREATE, MdsFixture.createRequest(c.prefix + c.next++));
   }
 
@@ -142,6 +153,7 @@ public class MdsCreateBenchmark extends AbstractBenchmark {
     String path =
         dirs.equals("shared") ? "/shared/a" + n : "/p" + (n % MdsFixture.Window.SIZE) + "/a" + n;
     window.issue(
-        () -> mds.client().call(mds.address(), RpcMethod.CREATE, MdsFixture.createRequest(path)));
+        () ->
+            mds.superuser().call(mds.address(), RpcMethod.CREATE, MdsFixture.createRequest(path)));
   }
 }

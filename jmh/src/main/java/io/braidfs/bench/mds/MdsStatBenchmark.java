@@ -1,10 +1,14 @@
 package io.braidfs.bench.mds;
 
 import io.braidfs.bench.AbstractBenchmark;
+import io.braidfs.common.rpc.RpcConfigKeys;
 import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.mds.store.MdsStoreConfigKeys;
 import io.braidfs.proto.GetAttrRequest;
 import io.braidfs.proto.GetAttrResponse;
+import io.braidfs.testing.MdsFixture;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -53,7 +57,14 @@ public class MdsStatBenchmark extends AbstractBenchmark {
 
   @Setup(Level.Trial)
   public void start() throws IOException {
-    mds = MdsFixture.start(spinWait);
+    mds =
+        MdsFixture.inNewDirectory(
+                Path.of(
+                    System.getProperty("braid.bench.dir", System.getProperty("java.io.tmpdir"))))
+            .config(MdsStoreConfigKeys.SYNC.name(), "true")
+            .config(RpcConfigKeys.CLIENT_SPIN_WAIT.name(), spinWait)
+            .build()
+            .start();
     mds.mkdir("/stat");
     for (int d = 0; d < DIRS; d++) {
       mds.mkdir("/stat/d" + d);
@@ -97,7 +108,7 @@ public class MdsStatBenchmark extends AbstractBenchmark {
   private GetAttrResponse stat(Caller c) throws IOException {
     GetAttrRequest request = requests[c.cursor];
     c.cursor = (c.cursor + c.stride) % files;
-    return mds.client().callSync(mds.address(), RpcMethod.GET_ATTR, request);
+    return mds.superuser().callSync(mds.address(), RpcMethod.GET_ATTR, request);
   }
 
   @Benchmark
@@ -121,6 +132,6 @@ public class MdsStatBenchmark extends AbstractBenchmark {
   public void stat16Async() throws IOException {
     GetAttrRequest request = requests[pipelined];
     pipelined = (pipelined + 7919) % files;
-    window.issue(() -> mds.client().call(mds.address(), RpcMethod.GET_ATTR, request));
+    window.issue(() -> mds.superuser().call(mds.address(), RpcMethod.GET_ATTR, request));
   }
 }
