@@ -24,6 +24,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,13 +64,14 @@ public final class RpcServer implements Service {
 
   private final Map<Channel, ServerConnection> connections = new ConcurrentHashMap<>();
   private final AtomicInteger activeCalls = new AtomicInteger();
-  private EventLoopGroup acceptGroup;
-  private EventLoopGroup ioGroup;
-  private Channel serverChannel;
+  // Set by start().
+  private @Nullable EventLoopGroup acceptGroup;
+  private @Nullable EventLoopGroup ioGroup;
+  private @Nullable Channel serverChannel;
 
   /** A method's handler and where it runs; a null executor means inline on the event loop. */
   record Registration<Q extends Message, R extends Message>(
-      RpcMethod<Q, R> method, RpcHandler<Q, R> handler, Executor executor) {}
+      RpcMethod<Q, R> method, RpcHandler<Q, R> handler, @Nullable Executor executor) {}
 
   private RpcServer(Builder builder) {
     this.id = builder.id;
@@ -151,7 +153,7 @@ public final class RpcServer implements Service {
     return connections.size();
   }
 
-  Registration<?, ?> registration(int methodId) {
+  @Nullable Registration<?, ?> registration(int methodId) {
     return registrations.get(methodId);
   }
 
@@ -242,7 +244,7 @@ public final class RpcServer implements Service {
     LOG.info("{}: closed", id);
   }
 
-  private void shutdown(EventLoopGroup group) {
+  private void shutdown(@Nullable EventLoopGroup group) {
     if (group == null) {
       return;
     }
@@ -289,7 +291,7 @@ public final class RpcServer implements Service {
      * @throws IllegalArgumentException if the method is Hello or already has a handler
      */
     public <Q extends Message, R extends Message> Builder handle(
-        RpcMethod<Q, R> method, RpcHandler<Q, R> handler, Executor executor) {
+        RpcMethod<Q, R> method, RpcHandler<Q, R> handler, @Nullable Executor executor) {
       if (method == RpcMethod.HELLO) {
         throw new IllegalArgumentException("Hello is served by the RPC runtime itself");
       }
