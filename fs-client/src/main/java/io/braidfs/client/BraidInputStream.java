@@ -1,5 +1,6 @@
 package io.braidfs.client;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.braidfs.client.data.StripedReader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -23,9 +24,15 @@ public final class BraidInputStream extends InputStream {
   private final String path;
   private final long inodeId;
   private final StripedReader reader;
+
+  @GuardedBy("this")
   private final ReadAhead readAhead;
+
+  @GuardedBy("this")
   private long pos;
-  private boolean closed;
+
+  /** Set under the monitor; volatile because positional reads check it without the monitor. */
+  private volatile boolean closed;
 
   BraidInputStream(
       BraidClient client, String path, long inodeId, StripedReader reader, ReadAhead readAhead) {
@@ -87,6 +94,7 @@ public final class BraidInputStream extends InputStream {
     return n;
   }
 
+  @GuardedBy("this")
   private int read(ByteBuf dst, int len) throws IOException {
     checkOpen();
     long length = reader.length();

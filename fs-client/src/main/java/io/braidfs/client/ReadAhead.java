@@ -132,7 +132,7 @@ final class ReadAhead {
   }
 
   /** The block's bytes, waiting for them if needed; null if the fetch failed. */
-  private ByteBuf await(Block b) throws IOException {
+  private @Nullable ByteBuf await(Block b) throws IOException {
     if (!b.data.isDone()) {
       stalls++;
     }
@@ -164,9 +164,7 @@ final class ReadAhead {
         budget.release(len);
         return; // the demand read will report it if it persists
       }
-      Block b = new Block(nextIssue, len, System.nanoTime());
-      // Stamped before the stream can see the bytes, so the arrival time is always there.
-      b.data = f.whenComplete((data, failure) -> b.arrived = System.nanoTime());
+      Block b = new Block(nextIssue, len, System.nanoTime(), f);
       blocks.addLast(b);
       fetched += len;
       nextIssue = end;
@@ -277,14 +275,16 @@ final class ReadAhead {
     final long offset;
     final int length;
     final long issued;
-    CompletableFuture<ByteBuf> data;
+    final CompletableFuture<ByteBuf> data;
     volatile long arrived;
     int consumed;
 
-    Block(long offset, int length, long issued) {
+    Block(long offset, int length, long issued, CompletableFuture<ByteBuf> fetch) {
       this.offset = offset;
       this.length = length;
       this.issued = issued;
+      // Stamped before the stream can see the bytes, so the arrival time is always there.
+      this.data = fetch.whenComplete((bytes, failure) -> arrived = System.nanoTime());
     }
 
     long end() {
