@@ -1,5 +1,6 @@
 package io.braidfs.fuse;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import com.kenai.jffi.MemoryIO;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidInputStream;
@@ -136,8 +137,12 @@ public final class BraidFuse extends FuseStubFS {
     final boolean readable;
     final boolean writable;
     final boolean append;
-    @Nullable BraidInputStream in; // guarded by this
-    long inChanges; // the file's change count the stream last saw; guarded by this
+
+    @GuardedBy("this")
+    @Nullable BraidInputStream in;
+
+    @GuardedBy("this")
+    long inChanges; // the file's change count the stream last saw
 
     Handle(BraidClient client, OpenFile file, boolean readable, boolean writable, boolean append) {
       this.client = client;
@@ -379,8 +384,8 @@ public final class BraidFuse extends FuseStubFS {
                 changedAttributes(
                     k,
                     a ->
-                        a.setUser(req.hasUser() ? user : k.user())
-                            .setGroup(req.hasGroup() ? group : k.group()));
+                        a.setUser(req.hasUser() ? req.getUser() : k.user())
+                            .setGroup(req.hasGroup() ? req.getGroup() : k.group()));
             w.changeBehind(after, c, req, behind);
             return changed(path, after);
           }

@@ -1,5 +1,6 @@
 package io.braidfs.fuse;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import com.google.protobuf.ByteString;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidOutputStream;
@@ -29,15 +30,18 @@ import org.jspecify.annotations.Nullable;
  * writes go on; fsync(2) sends them and waits. close(2) still returns only when they are durable,
  * and reports their failure.
  *
- * <p>Thread-safety: guarded by its own monitor; callers synchronize on the instance.
+ * <p>Thread-safety: guarded by its own monitor; callers synchronize on the instance (the methods
+ * are {@code @GuardedBy("this")}), except for {@link #settle}.
  */
 final class OpenFile {
   final long inodeId;
 
   /** Handles open on the inode; the entry leaves the table at 0. */
+  @GuardedBy("this")
   int refs;
 
   /** Handles open for writing. */
+  @GuardedBy("this")
   int writeHandles;
 
   /**
@@ -46,40 +50,57 @@ final class OpenFile {
    * it cached (read-ahead blocks, the length, chunk locations that may say "hole") before it reads,
    * whichever user's handle made the change.
    */
+  @GuardedBy("this")
   long changes;
 
+  @GuardedBy("this")
   private @Nullable BraidOutputStream out;
+
+  @GuardedBy("this")
   private boolean dirty;
 
   /** When this mount last wrote the inode ({@link System#nanoTime()}). */
+  @GuardedBy("this")
   private long lastWrite;
 
   /** A commit of an idle writer that failed, to report at the next write, flush or fsync. */
+  @GuardedBy("this")
   private @Nullable IOException idleCommitFailure;
 
   /** The write token of the last writer, kept past its commit for ftruncate(2) of the handles. */
+  @GuardedBy("this")
   private ByteString writeToken = ByteString.EMPTY;
 
   /** The file's attributes as this mount made them, while it writes a file it created. */
+  @GuardedBy("this")
   private @Nullable FileAttributes known;
 
   /** When {@link #known} was last set ({@link System#nanoTime()}). */
+  @GuardedBy("this")
   private long knownAt;
 
   /** Attribute changes not sent yet, merged, with the client of their caller; or null. */
+  @GuardedBy("this")
   private SetAttrRequest.@Nullable Builder unsent;
 
+  @GuardedBy("this")
   private @Nullable BraidClient unsentBy;
+
+  @GuardedBy("this")
   private long unsentSince;
 
-  /** The attribute change sent last; never null. */
-  private CompletableFuture<?> sent = CompletableFuture.completedFuture(null);
+  /**
+   * The attribute change sent last; never null. Written under the monitor; volatile because {@link
+   * #settle} waits for it without the monitor.
+   */
+  private volatile CompletableFuture<?> sent = CompletableFuture.completedFuture(null);
 
   OpenFile(long inodeId) {
     this.inodeId = inodeId;
   }
 
   /** The writer, opened through {@code client} at {@code path} if there is none. */
+  @GuardedBy("this")
   BraidOutputStream writer(BraidClient client, String path) throws IOException {
     BraidOutputStream o = out;
     if (o == null || o.isClosed()) {
@@ -95,12 +116,14 @@ final class OpenFile {
    * The write token of this inode's writer, or of the last one committed (empty if there was none):
    * with it a handle open for writing truncates as its open allows, not as the mode does.
    */
+  @GuardedBy("this")
   ByteString writeToken() {
     BraidOutputStream o = out;
     return o != null && !o.isClosed() ? o.writeToken() : writeToken;
   }
 
   /** Adopts the writer of a file just created. */
+  @GuardedBy("this")
   void adopt(BraidOutputStream created) {
     out = created;
     writeToken = created.writeToken();
@@ -108,10 +131,12 @@ final class OpenFile {
     knownAt = System.nanoTime();
   }
 
+  @GuardedBy("this")
   @Nullable BraidOutputStream currentWriter() {
     return out;
   }
 
+  @GuardedBy("this")
   void wrote() {
     dirty = true;
     changes++;
@@ -124,6 +149,7 @@ final class OpenFile {
    * it, and this mount's next write opens a writer again. A failure is kept for {@link
    * #takeIdleCommitFailure}.
    */
+  @GuardedBy("this")
   void commitIfIdle(long idleNanos, Executor executor) {
     BraidOutputStream o = out;
     if (o == null || o.isClosed() || System.nanoTime() - lastWrite < idleNanos) {
@@ -137,6 +163,7 @@ final class OpenFile {
   }
 
   /** Throws, once, the failure of a commit of an idle writer, if one failed. */
+  @GuardedBy("this")
   void takeIdleCommitFailure() throws IOException {
     IOException e = idleCommitFailure;
     if (e != null) {
@@ -150,6 +177,7 @@ final class OpenFile {
    * file it created (only a chmod or chown by another client could have changed them since, and the
    * kernel's attribute timeout allows that much staleness), else null. The size is the writer's.
    */
+  @GuardedBy("this")
   @Nullable FileAttributes known(long maxAgeNanos) {
     BraidOutputStream o = out;
     return o != null && !o.isClosed() && System.nanoTime() - knownAt < maxAgeNanos ? known : null;
@@ -160,6 +188,7 @@ final class OpenFile {
    * now. It reaches the MDS merged with the changes before it (a change by another caller sends
    * those first).
    */
+  @GuardedBy("this")
   void changeBehind(
       FileAttributes after, BraidClient client, SetAttrRequest change, Executor executor) {
     if (unsent != null && unsentBy != client) {
@@ -176,12 +205,14 @@ final class OpenFile {
   }
 
   /** Sends the unsent changes in the background if they are older than {@code maxAgeNanos}. */
+  @GuardedBy("this")
   void sendIfOlder(long maxAgeNanos, Executor executor) {
     if (unsent != null && System.nanoTime() - unsentSince >= maxAgeNanos) {
       send(executor);
     }
   }
 
+  @GuardedBy("this")
   private void sendUnsent(Executor executor) {
     if (unsent != null) {
       send(executor);
@@ -189,9 +220,14 @@ final class OpenFile {
   }
 
   /** Sends the unsent changes in the background, after those sent before. */
+  @GuardedBy("this")
   private void send(Executor executor) {
-    SetAttrRequest req = unsent.build();
+    SetAttrRequest.Builder u = unsent;
     BraidClient c = unsentBy;
+    if (u == null || c == null) {
+      return; // nothing unsent (the two are set and cleared together)
+    }
+    SetAttrRequest req = u.build();
     unsent = null;
     unsentBy = null;
     sent =
@@ -206,7 +242,10 @@ final class OpenFile {
             executor);
   }
 
-  /** Waits for the changes sent in the background, leaving a failure for the commit to report. */
+  /**
+   * Waits for the changes sent in the background, leaving a failure for the commit to report. Needs
+   * no monitor: other calls on the file go on while it waits.
+   */
   void settle() {
     try {
       sent.handle((r, e) -> null).get();
@@ -222,6 +261,7 @@ final class OpenFile {
    *
    * @return whether there were any
    */
+  @GuardedBy("this")
   boolean publish() throws IOException {
     BraidOutputStream o = out;
     if (o != null && dirty) {
@@ -238,6 +278,7 @@ final class OpenFile {
    *
    * @throws IOException the commit's failure, or an attribute change's
    */
+  @GuardedBy("this")
   void commit(Executor executor) throws IOException {
     sendUnsent(executor); // its journal sync overlaps the data servers' finalize
     BraidOutputStream o = out;
@@ -275,11 +316,13 @@ final class OpenFile {
    *
    * @throws IOException the first change's failure
    */
+  @GuardedBy("this")
   void syncAttributes(Executor executor) throws IOException {
     sendUnsent(executor);
     awaitSent();
   }
 
+  @GuardedBy("this")
   private void awaitSent() throws IOException {
     CompletableFuture<?> s = sent;
     sent = CompletableFuture.completedFuture(null);
@@ -294,6 +337,7 @@ final class OpenFile {
   }
 
   /** Drops the writer and unsent attribute changes without committing (the client is closing). */
+  @GuardedBy("this")
   void abandon() {
     BraidOutputStream o = out;
     out = null;
