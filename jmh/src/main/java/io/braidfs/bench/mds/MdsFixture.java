@@ -33,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An in-process metadata server with a durable store ({@code braid.mds.store.sync=true}) in a fresh
@@ -150,7 +151,7 @@ final class MdsFixture implements AutoCloseable {
   /** Creates every path with up to {@code window} creates in flight; for setting up, not timed. */
   void createAll(List<String> paths, int window) throws IOException {
     Semaphore slots = new Semaphore(window);
-    AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
     try {
       for (String path : paths) {
         slots.acquire();
@@ -192,7 +193,7 @@ final class MdsFixture implements AutoCloseable {
     static final int SIZE = 16;
 
     private final Semaphore slots = new Semaphore(SIZE);
-    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 
     /** Waits for a slot, then issues the call {@code call} makes and tracks it. */
     <R extends Message> void issue(Supplier<CompletableFuture<RpcResponse<R>>> call)
