@@ -80,7 +80,7 @@ public final class ConfigOptions {
       return BraidConfig.fromMap(entries, registry);
     } catch (IllegalArgumentException e) {
       // A subcommand flag with a value its key refuses (the others were checked above).
-      throw new ConfigException(cmd, e.getMessage().replace('\n', ' '), e);
+      throw new ConfigException(cmd, String.valueOf(e.getMessage()).replace('\n', ' '), e);
     }
   }
 
@@ -123,7 +123,7 @@ public final class ConfigOptions {
     try {
       key.parse(value);
     } catch (IllegalArgumentException e) {
-      problems.add(e.getMessage().replace('\n', ' ') + " (" + source + ")");
+      problems.add(String.valueOf(e.getMessage()).replace('\n', ' ') + " (" + source + ")");
       return;
     }
     entries.put(name, value);

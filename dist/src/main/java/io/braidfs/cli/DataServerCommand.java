@@ -187,7 +187,7 @@ final class DataServerCommand implements Callable<Integer> {
     }
     for (String d : dataDirs) {
       try {
-        Path.of(d);
+        var unused = Path.of(d); // parsed only to refuse an invalid path here
       } catch (InvalidPathException e) {
         throw new ConfigException(
             spec().commandLine(),

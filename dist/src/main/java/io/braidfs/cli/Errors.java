@@ -1,6 +1,7 @@
 package io.braidfs.cli;
 
 import java.io.PrintWriter;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -73,7 +74,7 @@ final class Errors {
     return sb.toString();
   }
 
-  private static String oneLine(String s) {
+  private static String oneLine(@Nullable String s) {
     return s == null ? "" : s.strip().replaceAll("\\s*[\\r\\n]+\\s*", "; ");
   }
 }

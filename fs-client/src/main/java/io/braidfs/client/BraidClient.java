@@ -67,6 +67,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -331,7 +332,8 @@ public final class BraidClient implements AutoCloseable {
   }
 
   /** chown by name; a null user or group is left unchanged. */
-  public FileAttributes setOwner(String path, String user, String group) throws IOException {
+  public FileAttributes setOwner(String path, @Nullable String user, @Nullable String group)
+      throws IOException {
     SetAttrRequest.Builder b = SetAttrRequest.newBuilder().setPath(canonical(path));
     if (user != null) {
       b.setUser(user);

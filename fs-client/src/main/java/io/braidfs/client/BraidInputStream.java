@@ -1,5 +1,6 @@
 package io.braidfs.client;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.braidfs.client.internal.data.ReadAhead;
 import io.braidfs.client.internal.data.StripedReader;
 import io.netty.buffer.ByteBuf;
@@ -24,9 +25,15 @@ public final class BraidInputStream extends InputStream {
   private final String path;
   private final long inodeId;
   private final StripedReader reader;
+
+  @GuardedBy("this")
   private final ReadAhead readAhead;
+
+  @GuardedBy("this")
   private long pos;
-  private boolean closed;
+
+  /** Set under the monitor; volatile because positional reads check it without the monitor. */
+  private volatile boolean closed;
 
   BraidInputStream(
       BraidClient client, String path, long inodeId, StripedReader reader, ReadAhead readAhead) {
@@ -88,6 +95,7 @@ public final class BraidInputStream extends InputStream {
     return n;
   }
 
+  @GuardedBy("this")
   private int read(ByteBuf dst, int len) throws IOException {
     checkOpen();
     long length = reader.length();

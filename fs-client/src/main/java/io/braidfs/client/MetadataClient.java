@@ -28,6 +28,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -142,7 +143,7 @@ final class MetadataClient implements ChunkService {
   }
 
   /** After a failed attempt on {@code failed}: go to the hinted leader, else the next address. */
-  private synchronized void moveOn(InetSocketAddress failed, InetSocketAddress hinted) {
+  private synchronized void moveOn(InetSocketAddress failed, @Nullable InetSocketAddress hinted) {
     if (!leader.equals(failed)) {
       return; // another caller already moved on
     }
@@ -154,7 +155,7 @@ final class MetadataClient implements ChunkService {
     leader = addresses.get(next);
   }
 
-  private static InetSocketAddress hint(IOException e) {
+  private static @Nullable InetSocketAddress hint(IOException e) {
     Optional<ErrorInfo> info = RemoteErrorInfo.of(e);
     if (info.isEmpty() || info.get().getLeaderHint().isBlank()) {
       return null;

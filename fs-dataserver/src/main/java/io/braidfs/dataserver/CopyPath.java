@@ -18,6 +18,7 @@ import io.braidfs.proto.ReadChunkResponse;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -194,7 +195,7 @@ final class CopyPath {
       }
     }
 
-    private void done(Throwable failure) {
+    private void done(@Nullable Throwable failure) {
       ctx.activeTransfers.decrementAndGet();
       try {
         if (failure == null) {

@@ -1,5 +1,7 @@
 package io.braidfs.dataserver;
 
+import static java.util.Objects.requireNonNull;
+
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.CallerContext;
@@ -85,7 +87,7 @@ final class TokenGate {
           Status.INVALID_TOKEN,
           id + ": token refused for chunk " + chunk + " (" + r.outcome() + ") from " + caller);
     }
-    return r.token();
+    return requireNonNull(r.token()); // an OK result carries its token
   }
 
   private AccessRequest request(ClientId client, ChunkKey chunk, long generation, int mode) {

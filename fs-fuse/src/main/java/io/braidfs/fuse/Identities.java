@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Numeric ids of this machine and the names Braid keeps. Braid stores owners by name (as HDFS does)
@@ -104,7 +105,8 @@ final class Identities {
   }
 
   private interface Probe {
-    Object find(Tables t);
+    /** What the request looks for, or null if the tables do not have it. */
+    @Nullable Object find(Tables t);
   }
 
   /** The tables, reloaded first if {@code probe} finds nothing and they are older than 10 s. */

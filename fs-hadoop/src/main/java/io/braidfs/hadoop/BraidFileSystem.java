@@ -1,5 +1,7 @@
 package io.braidfs.hadoop;
 
+import static java.util.Objects.requireNonNull;
+
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidInputStream;
 import io.braidfs.client.BraidOutputStream;
@@ -752,7 +754,8 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
         }
       }
       List<String> names = new ArrayList<>(held.keySet());
-      names.sort((a, b) -> held.get(b) - held.get(a));
+      // Most replicas first; every name is a key of held.
+      names.sort((a, b) -> requireNonNull(held.get(b)) - requireNonNull(held.get(a)));
       // One entry per replica in all three arrays, index for index, as HDFS gives them: callers
       // such as CombineFileInputFormat pair hosts[i] with topologyPaths[i]. Data servers sharing a
       // host name repeat it, as DataNodes on one machine do.

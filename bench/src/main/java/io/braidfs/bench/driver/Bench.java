@@ -1,5 +1,7 @@
 package io.braidfs.bench.driver;
 
+import static java.util.Objects.requireNonNull;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -62,13 +65,13 @@ public final class Bench implements Callable<Integer> {
       paramLabel = "DIR",
       description =
           "Results directory (default: target/bench, or benchmarks/driver beside --docs).")
-  Path out;
+  @Nullable Path out;
 
   @Option(
       names = "--docs",
       paramLabel = "FILE",
       description = "Rewrite the generated section of this file (docs/benchmarks.md).")
-  Path docs;
+  @Nullable Path docs;
 
   @Option(
       names = "--fsx",
@@ -76,7 +79,7 @@ public final class Bench implements Callable<Integer> {
       description =
           "The fsx program of experiment 9 (default: fsx in $BRAID_OUTSIDE_TOOLS,"
               + " ~/.cache/braid/outside-tools/bin or the PATH).")
-  Path fsx;
+  @Nullable Path fsx;
 
   @Option(
       names = "--fsx-seeds",
@@ -179,7 +182,7 @@ public final class Bench implements Callable<Integer> {
   }
 
   private static Path resultsBeside(Path doc) {
-    Path parent = doc.toAbsolutePath().getParent();
+    Path parent = requireNonNull(doc.toAbsolutePath().getParent()); // a file's, so never null
     return parent.resolve("benchmarks").resolve("driver");
   }
 

@@ -1,5 +1,7 @@
 package io.braidfs.bench.driver;
 
+import static java.util.Objects.requireNonNull;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -27,7 +29,9 @@ final class DocsSection {
 
   /** Rewrites the section of {@code doc} from the fragments in {@code results}. */
   static void update(Path doc, Path results, String header) throws IOException {
-    Path dir = doc.toAbsolutePath().getParent().relativize(results.toAbsolutePath());
+    Path dir =
+        requireNonNull(doc.toAbsolutePath().getParent()) // a file's, so never null
+            .relativize(results.toAbsolutePath());
     StringBuilder section = new StringBuilder(BEGIN).append('\n').append(header);
     for (Path f : fragments(results)) {
       section.append('\n');

@@ -1,5 +1,7 @@
 package io.braidfs.bench.driver;
 
+import static java.util.Objects.requireNonNull;
+
 import io.braidfs.bench.Throughputs;
 import io.braidfs.bench.ref.BindfsMount;
 import io.braidfs.bench.ref.BraidSystem;
@@ -150,7 +152,7 @@ final class FsxExperiment implements Experiment {
         batch.add(round * seeds + s);
       }
       for (String system : Run.rotate(new ArrayList<>(systems.keySet()), round)) {
-        Path files = systems.get(system);
+        Path files = requireNonNull(systems.get(system)); // one of its keys
         Path logs = dir.resolve("logs").resolve(Results.slug(system));
         System.out.printf(
             Locale.ROOT, "  exp9 %s: %d seeds x %,d operations...%n", system, seeds, ops);
@@ -189,7 +191,7 @@ final class FsxExperiment implements Experiment {
     }
     Throughputs.deleteTree(systems.get(BRAID));
     if (bind != null) {
-      Throughputs.deleteTree(systems.get(BINDFS));
+      Throughputs.deleteTree(requireNonNull(systems.get(BINDFS))); // put when bind is set
     }
     results.ratio(BRAID, LOCAL);
     results.ratio(BRAID, BINDFS);

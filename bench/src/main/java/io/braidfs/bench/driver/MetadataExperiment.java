@@ -2,6 +2,7 @@ package io.braidfs.bench.driver;
 
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Experiment 1, metadata rates (HA8000's paramark method): create ({@code open(O_CREAT)} + close),
@@ -97,7 +98,7 @@ final class MetadataExperiment implements Experiment {
 
   /** One pass of every operation at {@code n} clients; records unless {@code results} is null. */
   private static void pass(
-      Parallel parallel, FsClient s, String dir, int n, int k, int round, Results results)
+      Parallel parallel, FsClient s, String dir, int n, int k, int round, @Nullable Results results)
       throws Exception {
     for (int c = 0; c < n; c++) {
       s.mkdirs(dir + "/c" + c);

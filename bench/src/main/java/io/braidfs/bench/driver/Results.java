@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The samples of one experiment and what is reported about them: tables of medians with their
@@ -249,7 +250,10 @@ public final class Results {
     final Map<String, Double> rows = new LinkedHashMap<>();
     final Set<String> systems = new LinkedHashSet<>();
     final Map<String, List<Double>> samples = new LinkedHashMap<>();
-    String xLabel;
+
+    /** Set by {@link Results#plot}; null for a table that is not plotted. */
+    @Nullable String xLabel;
+
     boolean logX;
 
     Table(String name, Unit unit) {
@@ -258,7 +262,7 @@ public final class Results {
     }
 
     /** The samples of one cell, or null. */
-    List<Double> cell(String row, String system) {
+    @Nullable List<Double> cell(String row, String system) {
       return samples.get(row + '\u0000' + system);
     }
   }

@@ -1,5 +1,6 @@
 package io.braidfs.bench.driver;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.braidfs.bench.Throughputs;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -27,8 +28,13 @@ public final class Run implements AutoCloseable {
   private final int rounds;
   private final Path work;
   private final Path out;
+
+  @GuardedBy("this")
   private final Map<String, AutoCloseable> shared = new LinkedHashMap<>();
+
+  @GuardedBy("this")
   private final Deque<AutoCloseable> closeOrder = new ArrayDeque<>();
+
   private @Nullable Path fsx;
   private int fsxSeeds;
   private long fsxOps;

@@ -1,5 +1,7 @@
 package io.braidfs.bench.driver;
 
+import static java.util.Objects.requireNonNull;
+
 import io.braidfs.testing.MiniCluster;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -140,7 +142,7 @@ final class ScalingExperiment implements Experiment {
             List<Target> targets =
                 system.equals(LocalDiskTarget.SYSTEM)
                     ? Collections.nCopies(k, local)
-                    : braid.get(system).subList(0, k);
+                    : requireNonNull(braid.get(system)).subList(0, k); // a column of braid
             cell.runConcurrently(system, targets, row, k, round, size, BLOCK);
           }
         }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.fs.FileSystem;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The references several experiments share, started once per run through {@link Run#shared} under
@@ -56,7 +57,7 @@ final class SharedReferences {
   }
 
   /** The bindfs mount, or null when bindfs is not installed. */
-  static BindfsMount bindfs(Run run) throws Exception {
+  static @Nullable BindfsMount bindfs(Run run) throws Exception {
     if (!BindfsMount.installed()) {
       return null;
     }

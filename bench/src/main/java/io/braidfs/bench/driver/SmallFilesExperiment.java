@@ -2,6 +2,7 @@ package io.braidfs.bench.driver;
 
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Experiment 2, small files (lmbench {@code lat_fs}, as in the PVFS paper): each client creates
@@ -98,7 +99,7 @@ final class SmallFilesExperiment implements Experiment {
       int k,
       byte[] data,
       int round,
-      Results results)
+      @Nullable Results results)
       throws Exception {
     for (int c = 0; c < n; c++) {
       s.mkdirs(dir + "/c" + c);

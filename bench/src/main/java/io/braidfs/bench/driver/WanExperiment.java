@@ -1,5 +1,7 @@
 package io.braidfs.bench.driver;
 
+import static java.util.Objects.requireNonNull;
+
 import io.braidfs.bench.Throughputs;
 import io.braidfs.bench.ref.HdfsCluster;
 import io.braidfs.bench.ref.Sshd;
@@ -160,7 +162,8 @@ final class WanExperiment implements Experiment {
       InetSocketAddress tcpRoute = link.route(tcp.address()).address();
       checkEmulator(run, link, tcpRoute, results);
       Map<String, BraidClient> clients = braidClients(braid, run);
-      writeFile(clients.get("automatic"), dir.resolve("sshfs-remote"), size);
+      BraidClient automatic = requireNonNull(clients.get("automatic")); // braidClients makes it
+      writeFile(automatic, dir.resolve("sshfs-remote"), size);
       // A null resource (sshfs not installed) is skipped by try-with-resources.
       try (Sshfs sshfs =
           sshd == null
@@ -181,7 +184,7 @@ final class WanExperiment implements Experiment {
         List<Row> rows = rows(run, size, clients, WanSystem.tcp(tcpRoute), references);
         sequential(run, link, rows, results);
         List<Entry> random = new ArrayList<>();
-        random.add(new Entry(BRAID, WanSystem.braid(clients.get("automatic"), FILE)));
+        random.add(new Entry(BRAID, WanSystem.braid(automatic, FILE)));
         random.addAll(references);
         random(run, link, size, random, results);
       }

@@ -1,5 +1,7 @@
 package io.braidfs.bench.fuse;
 
+import static java.util.Objects.requireNonNull;
+
 import io.braidfs.bench.ref.BindfsMount;
 import io.braidfs.bench.ref.BraidSystem;
 import java.io.IOException;
@@ -15,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The FUSE mount against a FUSE passthrough (bindfs) and the local disk, side by side in one run
@@ -228,7 +231,7 @@ public final class FuseBench {
         if (v == null) {
           continue;
         }
-        double m = median(what + "|" + system);
+        double m = median(v);
         String ratio = "";
         if (system.equals(BRAID)) {
           // For rates Braid / reference; for times reference / Braid, so that 1 is parity and
@@ -264,11 +267,12 @@ public final class FuseBench {
     return String.format(Locale.ROOT, "%.2f", r);
   }
 
-  private Double median(String key) {
+  private @Nullable Double median(String key) {
     List<Double> v = samples.get(key);
-    if (v == null) {
-      return null;
-    }
+    return v == null ? null : median(v);
+  }
+
+  private static double median(List<Double> v) {
     List<Double> s = new ArrayList<>(v);
     Collections.sort(s);
     int n = s.size();
@@ -315,7 +319,7 @@ public final class FuseBench {
 
   private static void deleteTree(Path p) throws IOException, InterruptedException {
     if (Files.exists(p)) {
-      check(sh(p.getParent(), "rm -rf " + p), "rm -rf " + p);
+      check(sh(requireNonNull(p.getParent()), "rm -rf " + p), "rm -rf " + p); // a scratch dir's
     }
   }
 }

@@ -17,6 +17,7 @@ import java.util.function.Function;
 import javax.net.SocketFactory;
 import org.apache.hadoop.conf.Configurable;
 import org.apache.hadoop.conf.Configuration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Hadoop socket factory ({@code hadoop.rpc.socket.factory.class.default}) whose sockets connect
@@ -43,7 +44,7 @@ public final class RemappingSocketFactory extends SocketFactory implements Confi
       new ConcurrentHashMap<>();
   private static final AtomicLong NEXT_ID = new AtomicLong();
 
-  private volatile Configuration conf;
+  private volatile @Nullable Configuration conf; // set by Hadoop through setConf
   private volatile Function<InetSocketAddress, InetSocketAddress> remap = Function.identity();
   private volatile String id = "";
 
@@ -79,7 +80,7 @@ public final class RemappingSocketFactory extends SocketFactory implements Confi
   }
 
   @Override
-  public Configuration getConf() {
+  public @Nullable Configuration getConf() {
     return conf;
   }
 
@@ -170,7 +171,7 @@ public final class RemappingSocketFactory extends SocketFactory implements Confi
     }
 
     @Override
-    public SocketChannel getChannel() {
+    public @Nullable SocketChannel getChannel() {
       return channel.isConnected() ? channel : null;
     }
 

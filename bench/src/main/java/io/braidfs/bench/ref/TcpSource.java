@@ -1,5 +1,6 @@
 package io.braidfs.bench.ref;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -34,9 +35,13 @@ public final class TcpSource implements AutoCloseable {
   private final Thread acceptor;
   private final Object lock = new Object();
 
-  // Guarded by lock.
+  @GuardedBy("lock")
   private final Set<Socket> sockets = new HashSet<>();
+
+  @GuardedBy("lock")
   private final List<Thread> threads = new ArrayList<>();
+
+  @GuardedBy("lock")
   private boolean closed;
 
   private TcpSource(ServerSocket server) {

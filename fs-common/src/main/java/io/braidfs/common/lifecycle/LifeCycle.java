@@ -1,5 +1,7 @@
 package io.braidfs.common.lifecycle;
 
+import static java.util.Objects.requireNonNull;
+
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -29,7 +31,9 @@ public final class LifeCycle {
   }
 
   public State state() {
-    return state.get();
+    // Never null (it starts NEW); NullAway outside JSpecify mode takes AtomicReference.get() as
+    // nullable.
+    return requireNonNull(state.get());
   }
 
   /**

@@ -29,17 +29,17 @@ final class PendingCall<Q extends Message, R extends Message> {
   final CompletableFuture<RpcResponse<R>> future = new CompletableFuture<>();
   private final AtomicBoolean finished = new AtomicBoolean();
   private final Runnable onFinish;
-  private Object payload;
+  private @Nullable Object payload;
   private long writtenNanos;
 
   /** Set on the caller's thread (while connecting) or on the event loop; read on the loop. */
-  volatile ScheduledFuture<?> timer;
+  volatile @Nullable ScheduledFuture<?> timer;
 
   PendingCall(
       RpcMethod<Q, R> method,
       long callId,
       Q request,
-      Object payload,
+      @Nullable Object payload,
       long deadlineNanos,
       Runnable onFinish) {
     this.method = method;
@@ -65,7 +65,7 @@ final class PendingCall<Q extends Message, R extends Message> {
    * @return null, or why the answer breaks the protocol (the call has then failed, and the
    *     connection should be closed: its byte stream cannot be trusted)
    */
-  String complete(Frame frame, String peer) {
+  @Nullable String complete(Frame frame, String peer) {
     ScheduledFuture<?> t = timer;
     if (t != null) {
       t.cancel(false);

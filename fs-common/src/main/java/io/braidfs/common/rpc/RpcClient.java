@@ -1,5 +1,7 @@
 package io.braidfs.common.rpc;
 
+import static java.util.Objects.requireNonNull;
+
 import com.google.protobuf.Message;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
@@ -22,6 +24,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,8 +67,10 @@ public final class RpcClient implements Service {
 
   private final ConcurrentHashMap<InetSocketAddress, RpcConnection> connections =
       new ConcurrentHashMap<>();
-  private EventLoopGroup group;
-  private Bootstrap bootstrap;
+
+  // Set by start().
+  private @Nullable EventLoopGroup group;
+  private @Nullable Bootstrap bootstrap;
 
   private RpcClient(Builder b) {
     this.name = b.name;
@@ -131,6 +136,9 @@ public final class RpcClient implements Service {
    */
   public RpcConnection connection(InetSocketAddress address) {
     lifeCycle.assertRunning();
+    // Both set by start(), before the client ran.
+    EventLoopGroup g = requireNonNull(group);
+    Bootstrap b = requireNonNull(bootstrap);
     RpcConnection c = connections.get(address);
     if (c != null && c.isOpen()) {
       return c;
@@ -140,7 +148,7 @@ public final class RpcClient implements Service {
         (a, existing) ->
             existing != null && existing.isOpen()
                 ? existing
-                : new RpcConnection(this, a, group.next(), bootstrap));
+                : new RpcConnection(this, a, g.next(), b));
   }
 
   void connectionClosed(RpcConnection connection) {
@@ -166,7 +174,7 @@ public final class RpcClient implements Service {
       InetSocketAddress address,
       RpcMethod<Q, R> method,
       Q request,
-      Object payload,
+      @Nullable Object payload,
       Duration timeout) {
     return call(address, method, request, payload, timeout, newCallId());
   }
@@ -179,7 +187,7 @@ public final class RpcClient implements Service {
       InetSocketAddress address,
       RpcMethod<Q, R> method,
       Q request,
-      Object payload,
+      @Nullable Object payload,
       Duration timeout,
       long callId) {
     RpcConnection c;

@@ -31,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,10 +63,10 @@ public final class RpcConnection {
   private final LongObjectHashMap<PendingCall<?, ?>> inflight = new LongObjectHashMap<>();
   private final Channel channel;
   private final OutboundQueue<PendingCall<?, ?>> out;
-  private volatile String closeReason;
+  private volatile @Nullable String closeReason;
   private volatile Status closeStatus = Status.UNAVAILABLE;
   private volatile boolean connected;
-  private ScheduledFuture<?> sweeper; // event loop only
+  private @Nullable ScheduledFuture<?> sweeper; // event loop only
   private final Runnable releaseSlot;
 
   RpcConnection(RpcClient client, InetSocketAddress address, EventLoop loop, Bootstrap template) {
@@ -131,7 +132,7 @@ public final class RpcConnection {
    *     DEADLINE_EXCEEDED} or {@code UNAVAILABLE} call may or may not have been applied
    */
   public <Q extends Message, R extends Message> CompletableFuture<RpcResponse<R>> call(
-      RpcMethod<Q, R> method, Q request, Object payload, long timeoutNanos) {
+      RpcMethod<Q, R> method, Q request, @Nullable Object payload, long timeoutNanos) {
     return call(method, request, payload, timeoutNanos, client.newCallId());
   }
 
@@ -140,7 +141,7 @@ public final class RpcConnection {
    * RpcClient#newCallId()}), so that a retry is recognised by the server's retry cache.
    */
   public <Q extends Message, R extends Message> CompletableFuture<RpcResponse<R>> call(
-      RpcMethod<Q, R> method, Q request, Object payload, long timeoutNanos, long callId) {
+      RpcMethod<Q, R> method, Q request, @Nullable Object payload, long timeoutNanos, long callId) {
     long deadline = System.nanoTime() + timeoutNanos;
     String invalid = validate(method, request, payload);
     if (invalid != null) {
@@ -178,7 +179,8 @@ public final class RpcConnection {
   }
 
   /** Why this call must not be sent, or null. Checked on the caller's thread. */
-  private String validate(RpcMethod<?, ?> method, Message request, Object payload) {
+  private @Nullable String validate(
+      RpcMethod<?, ?> method, Message request, @Nullable Object payload) {
     RpcOptions options = client.options();
     if (request.getSerializedSize() > options.maxMessageBytes()) {
       return method
@@ -262,7 +264,7 @@ public final class RpcConnection {
   }
 
   /** On the event loop: registers the call in flight, where the deadline sweep will see it. */
-  private Object beforeWrite(Object item) {
+  private @Nullable Object beforeWrite(Object item) {
     PendingCall<?, ?> call = (PendingCall<?, ?>) item;
     if (call.isFinished()) {
       return null; // timed out while it waited for the connection
@@ -300,7 +302,7 @@ public final class RpcConnection {
         timedOut(call);
       }
     }
-    if (inflight.isEmpty()) {
+    if (inflight.isEmpty() && sweeper != null) {
       sweeper.cancel(false);
       sweeper = null;
     }

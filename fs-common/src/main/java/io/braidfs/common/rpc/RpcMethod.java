@@ -115,6 +115,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One RPC method: its wire id, its request and response types. This class is the registry of all
@@ -553,7 +554,7 @@ public final class RpcMethod<Q extends Message, R extends Message> {
   }
 
   /** The method with this wire id, or {@code null} if none is registered. */
-  public static RpcMethod<?, ?> byId(int id) {
+  public static @Nullable RpcMethod<?, ?> byId(int id) {
     return BY_ID.get(id);
   }
 

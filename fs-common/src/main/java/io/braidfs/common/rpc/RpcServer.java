@@ -1,5 +1,7 @@
 package io.braidfs.common.rpc;
 
+import static java.util.Objects.requireNonNull;
+
 import com.google.protobuf.Message;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusException;
@@ -66,9 +68,10 @@ public final class RpcServer implements Service {
 
   private final Map<Channel, ServerConnection> connections = new ConcurrentHashMap<>();
   private final AtomicInteger activeCalls = new AtomicInteger();
-  private EventLoopGroup acceptGroup;
-  private EventLoopGroup ioGroup;
-  private Channel serverChannel;
+  // Set by start().
+  private @Nullable EventLoopGroup acceptGroup;
+  private @Nullable EventLoopGroup ioGroup;
+  private @Nullable Channel serverChannel;
   private volatile @Nullable InetSocketAddress listening;
 
   /** A test bench's hook (see {@link FaultHook}); null in production, costing one read per call. */
@@ -79,7 +82,7 @@ public final class RpcServer implements Service {
 
   /** A method's handler and where it runs; a null executor means inline on the event loop. */
   record Registration<Q extends Message, R extends Message>(
-      RpcMethod<Q, R> method, RpcHandler<Q, R> handler, Executor executor) {}
+      RpcMethod<Q, R> method, RpcHandler<Q, R> handler, @Nullable Executor executor) {}
 
   private RpcServer(Builder builder) {
     this.id = builder.id;
@@ -168,7 +171,7 @@ public final class RpcServer implements Service {
     return connections.size();
   }
 
-  Registration<?, ?> registration(int methodId) {
+  @Nullable Registration<?, ?> registration(int methodId) {
     return registrations.get(methodId);
   }
 
@@ -195,7 +198,8 @@ public final class RpcServer implements Service {
     FaultHook hook = faultHook;
     Fault fault = hook == null ? null : hook.faultFor(call);
     if (fault != null) {
-      FaultInjection.apply(fault, this, registration, call, ioGroup.next());
+      // A call arrives only on a started server, whose ioGroup is set.
+      FaultInjection.apply(fault, this, registration, call, requireNonNull(ioGroup).next());
       return;
     }
     serve(registration, call);
@@ -311,7 +315,7 @@ public final class RpcServer implements Service {
     LOG.info("{}: closed", id);
   }
 
-  private void shutdown(EventLoopGroup group) {
+  private void shutdown(@Nullable EventLoopGroup group) {
     if (group == null) {
       return;
     }
@@ -358,7 +362,7 @@ public final class RpcServer implements Service {
      * @throws IllegalArgumentException if the method is Hello or already has a handler
      */
     public <Q extends Message, R extends Message> Builder handle(
-        RpcMethod<Q, R> method, RpcHandler<Q, R> handler, Executor executor) {
+        RpcMethod<Q, R> method, RpcHandler<Q, R> handler, @Nullable Executor executor) {
       if (method == RpcMethod.HELLO) {
         throw new IllegalArgumentException("Hello is served by the RPC runtime itself");
       }

@@ -10,6 +10,7 @@ import io.netty.channel.FileRegion;
 import io.netty.util.ReferenceCountUtil;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One request being served: the parsed request, its raw payload, who sent it, and the means to
@@ -77,7 +78,8 @@ public final class ServerCall<Q extends Message, R extends Message> {
 
   /** Who sent the request, as established by the connection's Hello. */
   public CallerContext caller() {
-    return connection.caller();
+    // A connection starts calls only after its Hello set the caller.
+    return Objects.requireNonNull(connection.caller());
   }
 
   /** True once the caller's deadline has passed: the caller has given up on this answer. */
@@ -101,7 +103,7 @@ public final class ServerCall<Q extends Message, R extends Message> {
    * @throws IllegalStateException if the call was already answered (the payload is released)
    * @throws IllegalArgumentException if the method's responses carry no payload (released too)
    */
-  public void reply(R response, Object data) {
+  public void reply(R response, @Nullable Object data) {
     if (data != null && !method.responsePayload()) {
       ReferenceCountUtil.release(data);
       throw new IllegalArgumentException(method + " responses carry no payload");

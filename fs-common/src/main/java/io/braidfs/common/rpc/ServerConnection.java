@@ -16,7 +16,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +48,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   private final Channel channel;
   private final OutboundQueue<OutboundFrame> out;
   private final int maxInflight;
-  private volatile CallerContext caller;
+  private volatile @Nullable CallerContext caller;
   private final ArrayDeque<Frame> backlog = new ArrayDeque<>();
   private boolean closing;
   private boolean draining;
@@ -59,7 +61,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     this.out = new OutboundQueue<>(channel, this::beforeWrite, OutboundFrame::release);
   }
 
-  CallerContext caller() {
+  /** Who is on the other end; null until its Hello was accepted. */
+  @Nullable CallerContext caller() {
     return caller;
   }
 
@@ -229,12 +232,13 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             frame.receivedNanos(),
             frame.deadlineMicros());
     inflight++;
-    if (registration.executor() == null) {
+    Executor executor = registration.executor();
+    if (executor == null) {
       server.invoke(registration, call);
       return;
     }
     try {
-      registration.executor().execute(() -> server.invoke(registration, call));
+      executor.execute(() -> server.invoke(registration, call));
     } catch (RejectedExecutionException e) {
       call.releasePayload();
       call.fail(Status.BUSY, server.id() + " is overloaded; " + call.method() + " was not started");

@@ -2,6 +2,7 @@ package io.braidfs.dataserver.store;
 
 import static io.braidfs.common.error.StatusExceptions.toIOException;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.braidfs.common.checksum.Checksums;
 import io.braidfs.common.error.Status;
 import io.braidfs.proto.ReplicaState;
@@ -47,7 +48,8 @@ public final class Replica {
   /** How long a cut waits for read views being sent (see {@link #awaitReads}). */
   private static final long READ_DRAIN_MILLIS = 5_000;
 
-  /** Read views handed out and not yet sent or closed; guarded by this. */
+  /** Read views handed out and not yet sent or closed. */
+  @GuardedBy("this")
   private int readsInFlight;
 
   private static final int BLOCK = Checksums.BLOCK_SIZE;
@@ -63,7 +65,9 @@ public final class Replica {
 
   private final ChunkKey key;
   private final DataDir dir;
-  private final ReplicaFiles files; // guarded by this
+
+  @GuardedBy("this")
+  private final ReplicaFiles files;
 
   // Written under the lock; volatile so the accessors need not take it.
   private volatile ReplicaState state;
@@ -72,10 +76,17 @@ public final class Replica {
   private volatile long length;
   private volatile long syncedLength;
 
-  private final BlockCrcs crcs; // guarded by this; entries [0, blockCount(length)) are valid
-  private boolean headerDirty; // guarded by this; generation raised since the header was written
-  private boolean entrySynced; // guarded by this; the files' directory entries are on disk
-  private Life life = Life.OPEN; // guarded by this
+  @GuardedBy("this")
+  private final BlockCrcs crcs; // entries [0, blockCount(length)) are valid
+
+  @GuardedBy("this")
+  private boolean headerDirty; // generation raised since the header was written
+
+  @GuardedBy("this")
+  private boolean entrySynced; // the files' directory entries are on disk
+
+  @GuardedBy("this")
+  private Life life = Life.OPEN;
 
   Replica(
       ChunkKey key,
@@ -244,7 +255,7 @@ public final class Replica {
       dataChannel.force(false);
       metaChannel.force(true);
       if (syncEntry) {
-        FileIo.syncDirectory(files.dataPath().getParent());
+        FileIo.syncDirectory(dir.subdir(key));
       }
     } catch (ClosedChannelException e) {
       if (e instanceof ClosedByInterruptException) {
@@ -540,6 +551,7 @@ public final class Replica {
    *
    * @return the state before
    */
+  @GuardedBy("this") // callers hold the monitor
   private ReplicaState reopen() throws IOException {
     ReplicaState before = state;
     if (before == ReplicaState.REPLICA_STATE_FINALIZED || headerDirty) {
@@ -554,6 +566,7 @@ public final class Replica {
    * CRCs of blocks from {@code fromBlock} on from the data as it now is (an overwrite may have
    * landed in part), and restores the state.
    */
+  @GuardedBy("this") // callers hold the monitor
   private void rollBack(long oldLength, int fromBlock, ReplicaState before) throws IOException {
     dir.refreshSpace();
     files.truncateData(oldLength);
@@ -583,6 +596,7 @@ public final class Replica {
   }
 
   /** Drops the bytes past {@code newLength} and their CRCs; recomputes a cut last block's CRC. */
+  @GuardedBy("this") // callers hold the monitor
   private void cut(long newLength) throws IOException {
     long oldLength = length;
     if (newLength == oldLength) {
@@ -607,6 +621,7 @@ public final class Replica {
    * which breaks the frame and closes the connection with every call on it. A read that outlasts
    * the wait (a stalled client) meets the cut file and fails alone, as before.
    */
+  @GuardedBy("this") // callers hold the monitor
   private void awaitReads() {
     long deadline = System.nanoTime() + READ_DRAIN_MILLIS * 1_000_000L;
     boolean interrupted = false;
@@ -623,21 +638,24 @@ public final class Replica {
     }
   }
 
+  @GuardedBy("this") // callers hold the monitor
   private void forceAll() throws IOException {
     files.data().force(false);
     files.meta().force(true);
     if (!entrySynced) {
-      FileIo.syncDirectory(files.dataPath().getParent());
+      FileIo.syncDirectory(dir.subdir(key));
       entrySynced = true;
     }
     syncedLength = length;
   }
 
+  @GuardedBy("this") // callers hold the monitor
   private void writeHeader() throws IOException {
     files.writeHeader(new MetaHeader(state, version, generation));
     headerDirty = false;
   }
 
+  @GuardedBy("this") // callers hold the monitor
   private void checkUsable(String operation) throws IOException {
     switch (life) {
       case OPEN -> {}

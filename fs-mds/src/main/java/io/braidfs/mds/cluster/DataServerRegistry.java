@@ -1,5 +1,6 @@
 package io.braidfs.mds.cluster;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.braidfs.common.clock.Clock;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.mds.cluster.DataServer.DataDir;
@@ -141,13 +142,16 @@ public final class DataServerRegistry {
 
   private final Object lock = new Object();
 
-  /** By id, in unsigned order. Guarded by {@link #lock}. */
+  /** By id, in unsigned order. */
+  @GuardedBy("lock")
   private final Map<Integer, Entry> servers = new TreeMap<>(Integer::compareUnsigned);
 
-  /** Servers forgotten because another took their address, not yet reported. Guarded by lock. */
+  /** Servers forgotten because another took their address, not yet reported. */
+  @GuardedBy("lock")
   private final List<DataServer> retired = new ArrayList<>();
 
-  /** The next id to assign, in [1, 2^32]; 2^32 means exhausted. Guarded by {@link #lock}. */
+  /** The next id to assign, in [1, 2^32]; 2^32 means exhausted. */
+  @GuardedBy("lock")
   private long nextId = 1;
 
   /**
@@ -393,6 +397,7 @@ public final class DataServerRegistry {
         e.id, e.host, e.port, e.rack, e.dataDirs, e.usage, e.lastHeartbeatNanos, live);
   }
 
+  @GuardedBy("lock") // callers hold it
   private int resolveId(Registration r) {
     if (r.requestedId() != 0) {
       Entry holder = servers.get(r.requestedId());
@@ -435,6 +440,7 @@ public final class DataServerRegistry {
     return (int) nextId++;
   }
 
+  @GuardedBy("lock") // callers hold it
   private void retireOthersAt(String host, int port, int keep, List<DataServer> out) {
     for (Iterator<Entry> it = servers.values().iterator(); it.hasNext(); ) {
       Entry e = it.next();

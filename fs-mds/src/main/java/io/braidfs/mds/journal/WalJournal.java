@@ -1,5 +1,6 @@
 package io.braidfs.mds.journal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.braidfs.common.clock.Clock;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
@@ -107,28 +108,36 @@ public final class WalJournal implements Journal {
 
   private final ReentrantLock lock = new ReentrantLock();
 
-  /** Signalled when a record is queued or the write thread should stop; guarded by lock. */
+  /** Signalled when a record is queued or the write thread should stop. */
+  @GuardedBy("lock")
   private final Condition toWrite = lock.newCondition();
 
-  /** Signalled when records were written or the sync thread should stop; guarded by lock. */
+  /** Signalled when records were written or the sync thread should stop. */
+  @GuardedBy("lock")
   private final Condition written = lock.newCondition();
 
-  /** Signalled when the write thread took records from the queue or stopped; guarded by lock. */
+  /** Signalled when the write thread took records from the queue or stopped. */
+  @GuardedBy("lock")
   private final Condition room = lock.newCondition();
 
-  /** Records appended, not yet written, in index order; guarded by lock. */
+  /** Records appended, not yet written, in index order. */
+  @GuardedBy("lock")
   private final ArrayDeque<Unwritten> unwritten = new ArrayDeque<>();
 
-  /** Records and barriers waiting to be durable, in index order; guarded by lock. */
+  /** Records and barriers waiting to be durable, in index order. */
+  @GuardedBy("lock")
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
 
-  /** Set by close: the threads write and sync what is queued, then stop; guarded by lock. */
+  /** Set by close: the threads write and sync what is queued, then stop. */
+  @GuardedBy("lock")
   private boolean stopping;
 
-  /** Set when the write thread takes no more records (stopped or failed); guarded by lock. */
+  /** Set when the write thread takes no more records (stopped or failed). */
+  @GuardedBy("lock")
   private boolean writerGone;
 
-  /** Set when the sync thread takes no more records (stopped or failed); guarded by lock. */
+  /** Set when the sync thread takes no more records (stopped or failed). */
+  @GuardedBy("lock")
   private boolean syncerGone;
 
   /** The first failure; set under lock, read anywhere. */
@@ -641,7 +650,8 @@ public final class WalJournal implements Journal {
     }
   }
 
-  /** Removes the pending records up to {@code index}; with lock held. */
+  /** Removes the pending records up to {@code index}. */
+  @GuardedBy("lock")
   private List<Pending> drain(long index) {
     List<Pending> out = new ArrayList<>();
     while (!pending.isEmpty() && pending.peekFirst().index() <= index) {

@@ -1,5 +1,8 @@
 package io.braidfs.mds.lease;
 
+import static java.util.Objects.requireNonNull;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.braidfs.common.clock.Clock;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.config.Durations;
@@ -69,20 +72,24 @@ public final class LeaseManager {
 
   private final Object lock = new Object();
 
-  /** Every lease, held or recovering, by file id. Guarded by {@code lock}. */
+  /** Every lease, held or recovering, by file id. */
+  @GuardedBy("lock")
   private final Map<Long, FileLease> byFile = new HashMap<>();
 
   /**
    * The clients holding at least one {@code HELD} lease, least recently renewed first: the
    * monotonic clock makes insertion order renewal order, so {@link #expired()} stops at the first
-   * client still within the hard limit. Guarded by {@code lock}.
+   * client still within the hard limit.
    */
+  @GuardedBy("lock")
   private final LinkedHashMap<ClientId, Holder> holders = new LinkedHashMap<>();
 
-  /** {@code RECOVERING} leases, earliest (re)started first. Guarded by {@code lock}. */
+  /** {@code RECOVERING} leases, earliest (re)started first. */
+  @GuardedBy("lock")
   private final LinkedHashMap<Long, FileLease> recovering = new LinkedHashMap<>();
 
-  /** Leases lost to recovery, until their holders renew. Guarded by {@code lock}. */
+  /** Leases lost to recovery, until their holders renew. */
+  @GuardedBy("lock")
   private final LostLeases lost = new LostLeases();
 
   /**
@@ -304,7 +311,7 @@ public final class LeaseManager {
       }
       for (Holder h : silent) {
         for (Long fileId : List.copyOf(h.files)) {
-          FileLease lease = byFile.get(fileId);
+          FileLease lease = requireNonNull(byFile.get(fileId)); // a holder's files have leases
           startRecovery(lease, now, true);
           due.add(snapshot(lease, now));
         }
@@ -361,6 +368,7 @@ public final class LeaseManager {
 
   // ---- state changes, with the lock held ----------------------------------------------------
 
+  @GuardedBy("lock")
   private Lease grant(long fileId, ClientId client, String clientName, long now) {
     Holder h = holders.get(client);
     if (h == null) {
@@ -377,6 +385,7 @@ public final class LeaseManager {
   }
 
   /** Renews all of the holder's leases: new renewal time, and last in renewal order. */
+  @GuardedBy("lock")
   private void touch(Holder h, long now) {
     h.lastRenewedNanos = now;
     holders.remove(h.client);
@@ -384,6 +393,7 @@ public final class LeaseManager {
   }
 
   /** Takes a HELD lease off its holder's list, and the holder off the list once it holds none. */
+  @GuardedBy("lock")
   private void forgetHeld(FileLease lease) {
     Holder h = holder(lease);
     h.files.remove(lease.fileId);
@@ -392,6 +402,7 @@ public final class LeaseManager {
     }
   }
 
+  @GuardedBy("lock")
   private void startRecovery(FileLease lease, long now, boolean lostByHolder) {
     forgetHeld(lease);
     lease.state = State.RECOVERING;
@@ -403,6 +414,7 @@ public final class LeaseManager {
     }
   }
 
+  @GuardedBy("lock")
   private void restartRecovery(FileLease lease, long now) {
     recovering.remove(lease.fileId);
     lease.recoveryAttempt++;
@@ -413,6 +425,7 @@ public final class LeaseManager {
   // ---- reading, with the lock held ----------------------------------------------------------
 
   /** The holder record of a HELD lease; it exists while the lease is held. */
+  @GuardedBy("lock")
   private Holder holder(FileLease lease) {
     Holder h = holders.get(lease.holder);
     if (h == null) {
@@ -421,6 +434,7 @@ public final class LeaseManager {
     return h;
   }
 
+  @GuardedBy("lock")
   private FileLease heldBy(long fileId, ClientId client, long now) throws IOException {
     FileLease lease = byFile.get(fileId);
     if (lease != null && lease.state == State.HELD && lease.holder.equals(client)) {
@@ -435,6 +449,7 @@ public final class LeaseManager {
         "file " + fileId + ": client " + client + " does not hold the write lease; " + why);
   }
 
+  @GuardedBy("lock")
   private String describeBusy(FileLease lease, long now) {
     if (lease.state == State.HELD) {
       return "file "
@@ -456,6 +471,7 @@ public final class LeaseManager {
         + " ago)";
   }
 
+  @GuardedBy("lock")
   private Lease snapshot(FileLease lease, long now) {
     if (lease.state == State.HELD) {
       long elapsed = now - holder(lease).lastRenewedNanos;

@@ -48,7 +48,10 @@ public final class FileConcat {
   }
 
   /** What the checks resolved: the target and each source's slot, in source order. */
-  private record Resolved(Inode target, List<Slot> sources) {}
+  private record Resolved(Inode target, List<Source> sources) {}
+
+  /** A source: its directory, its name there and its inode. */
+  private record Source(Inode dir, String name, Inode file) {}
 
   /**
    * Checks a concat as the namespace stands, with the target closed; changes nothing. Answers the
@@ -58,8 +61,8 @@ public final class FileConcat {
   public ConcatResponse check(Client client, ConcatRequest req) throws IOException {
     Resolved r = resolve(ns.store, client, req, false);
     ConcatResponse.Builder out = ConcatResponse.newBuilder().setAttributes(Attrs.of(r.target()));
-    for (Slot s : r.sources()) {
-      out.addSources(Attrs.of(s.existing()));
+    for (Source s : r.sources()) {
+      out.addSources(Attrs.of(s.file()));
     }
     return out.build();
   }
@@ -94,7 +97,7 @@ public final class FileConcat {
     }
     long length = target.record().getSize();
     for (int i = 0; i < r.sources().size(); i++) {
-      Inode now = r.sources().get(i).existing();
+      Inode now = r.sources().get(i).file();
       Attributes copied = req.getCopiedSources(i);
       InodeRecord n = now.record();
       if (now.id() != copied.getInodeId()
@@ -132,10 +135,10 @@ public final class FileConcat {
                 .build());
     m.putInode(joined);
     ns.closed(m, target.id());
-    for (Slot s : r.sources()) {
+    for (Source s : r.sources()) {
       // As unlink: another hard link keeps the inode and its chunks; the last one releases them.
-      ns.unlinkEntry(m, s.dir(), s.name(), s.existing());
-      ns.dropLink(m, s.existing());
+      ns.unlinkEntry(m, s.dir(), s.name(), s.file());
+      ns.dropLink(m, s.file());
     }
     m.afterApply(() -> files.release(target.id(), client));
     return ConcatResponse.newBuilder().setAttributes(Attrs.of(joined)).build();
@@ -155,7 +158,7 @@ public final class FileConcat {
     }
     Inode target = ns.resolver.resolve(view, caller, "concat", BraidPath.parse(targetPath), true);
     NamespaceReads.checkRegular("concat", targetPath, target);
-    List<Slot> sources = new ArrayList<>(req.getSourcePathsCount());
+    List<Source> sources = new ArrayList<>(req.getSourcePathsCount());
     Set<Long> seen = new HashSet<>();
     for (String p : req.getSourcePathsList()) {
       BraidPath path = BraidPath.parse(p);
@@ -176,7 +179,7 @@ public final class FileConcat {
         throw Resolver.fail(
             Status.INVALID_ARGUMENT, what + ": source " + path + " names a file given already");
       }
-      sources.add(s);
+      sources.add(new Source(s.dir(), s.name(), src));
     }
     if (writing) {
       ns.leases.checkHolder(target.id(), client.id());
@@ -184,18 +187,17 @@ public final class FileConcat {
       checkClosed(what, targetPath, target);
     }
     for (int i = 0; i < sources.size(); i++) {
-      checkClosed(what + ": source", req.getSourcePaths(i), sources.get(i).existing());
+      checkClosed(what + ": source", req.getSourcePaths(i), sources.get(i).file());
     }
     ns.check(caller, "concat", targetPath, target, Access.WRITE);
     for (int i = 0; i < sources.size(); i++) {
       String p = req.getSourcePaths(i);
-      Slot s = sources.get(i);
-      ns.check(caller, "concat", p, s.existing(), Access.READ);
+      Source s = sources.get(i);
+      ns.check(caller, "concat", p, s.file(), Access.READ);
       // Removing a source is an unlink: write and search on its directory, and the sticky bit.
       ns.permissions.check(
           caller, "concat", p, Resolver.parentOf(p), s.dir().permission(), NamespaceWrites.WX);
-      ns.permissions.checkSticky(
-          caller, "concat", p, s.dir().permission(), s.existing().permission());
+      ns.permissions.checkSticky(caller, "concat", p, s.dir().permission(), s.file().permission());
     }
     return new Resolved(target, sources);
   }

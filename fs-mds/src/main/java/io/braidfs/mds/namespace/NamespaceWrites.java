@@ -1,5 +1,7 @@
 package io.braidfs.mds.namespace;
 
+import static java.util.Objects.requireNonNull;
+
 import io.braidfs.common.error.Status;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.path.BraidPath;
@@ -189,7 +191,7 @@ public final class NamespaceWrites {
     Caller caller = client.caller();
     BraidPath path = BraidPath.parse(req.getPath());
     Slot s = removal(m, caller, "unlink", path, Status.IS_DIRECTORY);
-    Inode victim = s.existing();
+    Inode victim = requireNonNull(s.existing()); // removal() refused a missing entry
     if (victim.isDirectory()) {
       throw Resolver.fail(Status.IS_DIRECTORY, "unlink " + path + ": is a directory");
     }
@@ -203,7 +205,7 @@ public final class NamespaceWrites {
     Caller caller = client.caller();
     BraidPath path = BraidPath.parse(req.getPath());
     Slot s = removal(m, caller, "rmdir", path, Status.INVALID_ARGUMENT);
-    Inode victim = s.existing();
+    Inode victim = requireNonNull(s.existing()); // removal() refused a missing entry
     if (!victim.isDirectory()) {
       throw Resolver.fail(Status.NOT_DIRECTORY, "rmdir " + path + ": not a directory");
     }
@@ -220,7 +222,7 @@ public final class NamespaceWrites {
     Caller caller = client.caller();
     BraidPath path = BraidPath.parse(req.getPath());
     Slot s = removal(m, caller, "delete", path, Status.INVALID_ARGUMENT);
-    Inode victim = s.existing();
+    Inode victim = requireNonNull(s.existing()); // removal() refused a missing entry
     if (victim.isDirectory() && !req.getRecursive() && !Tree.isEmptyDirectory(m, victim.id())) {
       throw Resolver.fail(Status.NOT_EMPTY, "delete " + path + ": not empty");
     }

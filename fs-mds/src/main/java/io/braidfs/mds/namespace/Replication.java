@@ -295,7 +295,7 @@ public final class Replication {
             && c.getVersion() == copy.version()
             && c.getLengthBytes() == copy.length()
             && c.getReplicaServerIdsCount() < file.record().getLayout().getReplication();
-    if (same) {
+    if (same && c != null) { // c != null is part of same, spelled out for NullAway
       m.put(
           ColumnFamily.CHUNKS,
           Keys.chunk(ref.inode(), ref.index()),

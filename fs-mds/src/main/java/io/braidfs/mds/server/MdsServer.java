@@ -137,9 +137,10 @@ public final class MdsServer implements Service {
     }
     ns.load();
 
-    mutationThread =
+    ExecutorService mutations =
         new ThreadPoolExecutor(
             1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), named("namespace", false));
+    mutationThread = mutations;
     int readers = config.get(MdsConfigKeys.READ_THREADS);
     readPool = Executors.newFixedThreadPool(readers, named("read", true));
     Audit audit = new Audit(config.get(MdsConfigKeys.AUDIT));
@@ -192,7 +193,7 @@ public final class MdsServer implements Service {
 
     long period = Math.max(100, registry.heartbeatInterval().toMillis() / 2);
     mon.scheduleWithFixedDelay(
-        () -> mutationThread.execute(() -> housekeeping(ns, registry, leases, runner)),
+        () -> mutations.execute(() -> housekeeping(ns, registry, leases, runner)),
         period,
         period,
         TimeUnit.MILLISECONDS);

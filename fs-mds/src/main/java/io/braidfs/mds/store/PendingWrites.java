@@ -80,7 +80,7 @@ public final class PendingWrites implements StoreView {
     for (int i = 0; i < writes.length; i++) {
       StoreBatch.Op op = ops.get(i);
       writes[i] = new Write(op.value());
-      pending.get(op.family()).put(op.key(), writes[i]);
+      writesIn(op.family()).put(op.key(), writes[i]);
     }
     return new Added(batch, writes);
   }
@@ -90,8 +90,13 @@ public final class PendingWrites implements StoreView {
     List<StoreBatch.Op> ops = added.batch.ops();
     for (int i = 0; i < added.writes.length; i++) {
       StoreBatch.Op op = ops.get(i);
-      pending.get(op.family()).remove(op.key(), added.writes[i]);
+      writesIn(op.family()).remove(op.key(), added.writes[i]);
     }
+  }
+
+  /** The pending writes of {@code family}: the constructor made a map for every family. */
+  private ConcurrentSkipListMap<byte[], Write> writesIn(ColumnFamily family) {
+    return Objects.requireNonNull(pending.get(family));
   }
 
   /** The number of keys with a pending write. */
@@ -105,7 +110,7 @@ public final class PendingWrites implements StoreView {
 
   @Override
   public byte @Nullable [] get(ColumnFamily family, byte[] key) throws IOException {
-    Write w = pending.get(family).get(key);
+    Write w = writesIn(family).get(key);
     if (w == null) {
       return store.get(family, key);
     }
@@ -169,7 +174,7 @@ public final class PendingWrites implements StoreView {
   /** The pending writes of {@code family} in the scanned range, in key order. */
   private List<Map.Entry<byte[], Write>> pendingIn(
       ColumnFamily family, byte[] prefix, byte @Nullable [] startAfter) {
-    ConcurrentSkipListMap<byte[], Write> map = pending.get(family);
+    ConcurrentSkipListMap<byte[], Write> map = writesIn(family);
     if (map.isEmpty()) {
       return List.of();
     }

@@ -1,5 +1,7 @@
 package io.braidfs.mds.store;
 
+import static java.util.Objects.requireNonNull;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayDeque;
@@ -8,6 +10,7 @@ import java.util.Deque;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.rocksdb.AbstractNativeReference;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
@@ -77,10 +80,11 @@ final class RocksDatabase implements AutoCloseable {
   /** Each family's RocksDB id, by ordinal: asking the handle is a JNI call. */
   private final int[] familyIds = new int[ColumnFamily.values().length];
 
-  private RocksDB db;
-  private WriteOptions syncedWrites;
-  private WriteOptions unsyncedWrites;
-  private Statistics statistics;
+  // Set by openIn, before open() hands the database out.
+  private @Nullable RocksDB db;
+  private @Nullable WriteOptions syncedWrites;
+  private @Nullable WriteOptions unsyncedWrites;
+  private @Nullable Statistics statistics;
 
   private RocksDatabase() {}
 
@@ -181,11 +185,11 @@ final class RocksDatabase implements AutoCloseable {
   }
 
   RocksDB db() {
-    return db;
+    return requireNonNull(db);
   }
 
   ColumnFamilyHandle handle(ColumnFamily family) {
-    return families.get(family);
+    return requireNonNull(families.get(family)); // openIn made a handle for every family
   }
 
   /** The RocksDB id of {@code family}, as a write batch names it ({@link WriteBatchEncoder}). */
@@ -195,12 +199,12 @@ final class RocksDatabase implements AutoCloseable {
 
   /** The options of a write that syncs the WAL before it returns ({@code sync}) or does not. */
   WriteOptions writeOptions(boolean sync) {
-    return sync ? syncedWrites : unsyncedWrites;
+    return requireNonNull(sync ? syncedWrites : unsyncedWrites);
   }
 
   /** WAL syncs since open (RocksDB's {@code WAL_FILE_SYNCED} ticker). */
   long walSyncs() {
-    return statistics.getTickerCount(TickerType.WAL_FILE_SYNCED);
+    return requireNonNull(statistics).getTickerCount(TickerType.WAL_FILE_SYNCED);
   }
 
   /** Frees every native object in reverse order of creation; idempotent. */

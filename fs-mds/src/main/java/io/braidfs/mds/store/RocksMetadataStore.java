@@ -1,5 +1,8 @@
 package io.braidfs.mds.store;
 
+import static java.util.Objects.requireNonNull;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.lifecycle.LifeCycle;
 import java.io.IOException;
@@ -70,10 +73,15 @@ public final class RocksMetadataStore implements MetadataStore {
   /** Serializes writes and checkpoints; taken after {@code openLock}. */
   private final ReentrantLock writeLock = new ReentrantLock();
 
-  /** The open database; guarded by openLock (assigned under its write lock, read under either). */
+  /**
+   * The open database; assigned under openLock's write lock, read under either. (Error Prone does
+   * not check a ReadWriteLock guard: this annotation only documents.)
+   */
+  @GuardedBy("openLock")
   private @Nullable RocksDatabase database;
 
-  /** Encodes each write's batch; guarded by writeLock. */
+  /** Encodes each write's batch. */
+  @GuardedBy("writeLock")
   private final WriteBatchEncoder encoder = new WriteBatchEncoder();
 
   private final Set<RocksSnapshot> snapshots = ConcurrentHashMap.newKeySet();
@@ -183,21 +191,22 @@ public final class RocksMetadataStore implements MetadataStore {
       int limit)
       throws IOException {
     RocksReads.checkScan(prefix, startAfter, limit);
-    return read(
-        "scan",
-        family,
-        at,
-        (d, s) -> RocksReads.scan(d.db(), d.handle(family), s, prefix, startAfter, limit));
+    return requireNonNull( // a scan answers a page, never null
+        read(
+            "scan",
+            family,
+            at,
+            (d, s) -> RocksReads.scan(d.db(), d.handle(family), s, prefix, startAfter, limit)));
   }
 
   /** One read against RocksDB, at the latest state or at {@code at}. */
   @FunctionalInterface
   private interface Read<T> {
-    T run(RocksDatabase database, @Nullable Snapshot snapshot) throws RocksDBException;
+    @Nullable T run(RocksDatabase database, @Nullable Snapshot snapshot) throws RocksDBException;
   }
 
-  private <T> T read(String op, ColumnFamily family, @Nullable RocksSnapshot at, Read<T> read)
-      throws IOException {
+  private <T> @Nullable T read(
+      String op, ColumnFamily family, @Nullable RocksSnapshot at, Read<T> read) throws IOException {
     Lock shared = enter(op);
     try {
       if (at == null) {
@@ -365,8 +374,9 @@ public final class RocksMetadataStore implements MetadataStore {
 
   /**
    * Writes the batches and the applied index in one WriteBatch, encoded in Java and handed to
-   * RocksDB in one call (under writeLock); returns the failure, if any.
+   * RocksDB in one call; returns the failure, if any.
    */
+  @GuardedBy("writeLock")
   private @Nullable StoreException write(
       List<StoreBatch> batches, long firstIndex, long lastIndex, boolean sync) {
     RocksDatabase d = database();

@@ -1,5 +1,6 @@
 package io.braidfs.mds.store;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.braidfs.common.error.Status;
 import java.io.IOException;
 import java.util.concurrent.locks.Lock;
@@ -19,7 +20,9 @@ final class RocksSnapshot implements StoreSnapshot {
   private final ManagedNative<Snapshot> snapshot;
   private final long appliedIndex;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-  private boolean released; // guarded by lock
+
+  @GuardedBy("lock") // documents only: Error Prone does not check ReadWriteLock guards
+  private boolean released;
 
   RocksSnapshot(RocksMetadataStore store, ManagedNative<Snapshot> snapshot, long appliedIndex) {
     this.store = store;

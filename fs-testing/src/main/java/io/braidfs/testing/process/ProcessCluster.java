@@ -1,5 +1,7 @@
 package io.braidfs.testing.process;
 
+import static java.util.Objects.requireNonNull;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
@@ -498,7 +500,7 @@ public final class ProcessCluster implements AutoCloseable {
             s.host.name(),
             command,
             environment(config.serverJvmOptions),
-            s.dir.getParent(),
+            requireNonNull(s.dir.getParent(), "a server's directory has a parent"),
             logDir().resolve(s.host.name() + "-" + s.starts + ".log"));
   }
 

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -56,7 +57,7 @@ public class RpcBenchmark extends AbstractBenchmark {
   private InetSocketAddress address;
   private PingRequest ping;
   private Semaphore slots;
-  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 
   @Setup(Level.Trial)
   public void start() throws IOException {

@@ -94,7 +94,8 @@ public final class LocalReplicas implements AutoCloseable {
             .expireAfterWrite(WINDOW_LIFETIME)
             .scheduler(Scheduler.systemScheduler())
             .executor(Runnable::run) // close at once, on the thread that removed it
-            .removalListener((Key k, Window w, RemovalCause cause) -> closeQuietly(w))
+            .removalListener(
+                (@Nullable Key k, @Nullable Window w, RemovalCause cause) -> closeQuietly(w))
             .build();
     this.refused =
         Caffeine.newBuilder().maximumSize(MAX_OPEN).expireAfterWrite(REFUSAL_MEMORY).build();

@@ -166,9 +166,7 @@ public final class ReadAhead {
         budget.release(len);
         return; // the demand read will report it if it persists
       }
-      Block b = new Block(nextIssue, len, System.nanoTime());
-      // Stamped before the stream can see the bytes, so the arrival time is always there.
-      b.data = f.whenComplete((data, failure) -> b.arrived = System.nanoTime());
+      Block b = new Block(nextIssue, len, System.nanoTime(), f);
       blocks.addLast(b);
       fetched += len;
       nextIssue = end;
@@ -286,10 +284,12 @@ public final class ReadAhead {
     volatile long arrived;
     int consumed;
 
-    Block(long offset, int length, long issued) {
+    Block(long offset, int length, long issued, CompletableFuture<ByteBuf> fetch) {
       this.offset = offset;
       this.length = length;
       this.issued = issued;
+      // Stamped before the stream can see the bytes, so the arrival time is always there.
+      this.data = fetch.whenComplete((bytes, failure) -> arrived = System.nanoTime());
     }
 
     long end() {

@@ -1,5 +1,7 @@
 package io.braidfs.client.internal.data;
 
+import static java.util.Objects.requireNonNull;
+
 import com.google.protobuf.ByteString;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
@@ -99,7 +101,7 @@ final class ReplicaReplacer {
     ByteString fresh = answer.getToken();
     List<ReplicaLocation> sources = new ArrayList<>();
     for (ReplicaLocation r : survivors) {
-      long own = lengths.get(r.getServerId());
+      long own = requireNonNull(lengths.get(r.getServerId())); // every survivor has a length
       if (own >= 0) {
         rpc.callSync(
             HostPort.of(r),

@@ -317,7 +317,7 @@ public final class StripedReader {
     }
 
     /** The segment's chunk, or null for a chunk set never written (a hole). */
-    ChunkLocation chunk(Segment s) {
+    @Nullable ChunkLocation chunk(Segment s) {
       ChunkSetLocation set = sets.get(s.chunkSet());
       if (set == null || s.chunkInSet() >= set.getChunksCount()) {
         return null;

@@ -7,6 +7,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decodes frames (see {@link FrameHeader}) into {@link Frame}s whose message and payload are
@@ -93,7 +94,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   }
 
   /** Reads and validates the fixed header without consuming it; null when it is acceptable. */
-  private FrameError readHeader(ByteBuf in) {
+  private @Nullable FrameError readHeader(ByteBuf in) {
     int base = in.readerIndex();
     int magic = in.getUnsignedShort(base);
     if (magic != FrameHeader.MAGIC) {

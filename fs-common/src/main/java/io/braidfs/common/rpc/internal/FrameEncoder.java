@@ -1,6 +1,7 @@
 package io.braidfs.common.rpc.internal;
 
 import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
@@ -68,8 +69,8 @@ public final class FrameEncoder extends ChannelOutboundHandlerAdapter {
           .writeInt((int) payloadLength);
       if (frame.encoded != null) {
         buf.writeBytes(frame.encoded);
-      } else if (messageLength > 0) {
-        writeMessage(frame, buf, messageLength);
+      } else if (frame.message != null && messageLength > 0) {
+        writeMessage(frame.message, buf, messageLength);
       }
       return buf;
     } catch (IOException | RuntimeException e) {
@@ -78,18 +79,18 @@ public final class FrameEncoder extends ChannelOutboundHandlerAdapter {
     }
   }
 
-  private static void writeMessage(OutboundFrame frame, ByteBuf buf, int length)
+  private static void writeMessage(MessageLite message, ByteBuf buf, int length)
       throws IOException {
     int index = buf.writerIndex();
     buf.ensureWritable(length);
     if (buf.nioBufferCount() == 1) {
       ByteBuffer nio = buf.internalNioBuffer(index, length);
       CodedOutputStream out = CodedOutputStream.newInstance(nio);
-      frame.message.writeTo(out);
+      message.writeTo(out);
       out.checkNoSpaceLeft();
       buf.writerIndex(index + length);
     } else {
-      buf.writeBytes(frame.message.toByteArray());
+      buf.writeBytes(message.toByteArray());
     }
   }
 }

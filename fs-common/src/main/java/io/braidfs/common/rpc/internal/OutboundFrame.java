@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.FileRegion;
 import io.netty.util.ReferenceCountUtil;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A frame to send: header fields, a protobuf message (serialized by {@link FrameEncoder} on the
@@ -23,12 +24,14 @@ public final class OutboundFrame {
   final int statusCode;
   final long callId;
   final int timing;
-  final MessageLite message;
+
+  /** The message to encode; null when {@link #encoded} holds it already serialized. */
+  final @Nullable MessageLite message;
 
   /** The message already serialized, sent as is; null when {@link #message} is to be encoded. */
-  final byte[] encoded;
+  final byte @Nullable [] encoded;
 
-  final Object payload;
+  final @Nullable Object payload;
 
   private OutboundFrame(
       int flags,
@@ -36,9 +39,9 @@ public final class OutboundFrame {
       int statusCode,
       long callId,
       int timing,
-      MessageLite message,
-      byte[] encoded,
-      Object payload) {
+      @Nullable MessageLite message,
+      byte @Nullable [] encoded,
+      @Nullable Object payload) {
     this.flags = flags;
     this.methodId = methodId;
     this.statusCode = statusCode;
@@ -56,7 +59,11 @@ public final class OutboundFrame {
    * @param payload a ByteBuf or FileRegion this frame takes ownership of, or null
    */
   public static OutboundFrame request(
-      int methodId, long callId, long deadlineMicros, MessageLite message, Object payload) {
+      int methodId,
+      long callId,
+      long deadlineMicros,
+      MessageLite message,
+      @Nullable Object payload) {
     return new OutboundFrame(
         0, methodId, 0, callId, clampMicros(deadlineMicros), message, null, checkPayload(payload));
   }
@@ -73,7 +80,7 @@ public final class OutboundFrame {
       int statusCode,
       long serverMicros,
       MessageLite message,
-      Object payload) {
+      @Nullable Object payload) {
     return new OutboundFrame(
         FrameHeader.FLAG_RESPONSE,
         methodId,
@@ -104,7 +111,7 @@ public final class OutboundFrame {
         null);
   }
 
-  private static Object checkPayload(Object payload) {
+  private static @Nullable Object checkPayload(@Nullable Object payload) {
     if (payload != null && lengthOf(payload) < 0) {
       ReferenceCountUtil.release(payload);
       throw new IllegalArgumentException("payload must be a ByteBuf or FileRegion: " + payload);

@@ -10,7 +10,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import java.util.function.UnaryOperator;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +33,7 @@ public final class OutboundQueue<T> implements Runnable {
   private final Channel channel;
   private final Queue<T> queue = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean scheduled = new AtomicBoolean();
-  private final UnaryOperator<Object> beforeWrite;
+  private final Function<Object, @Nullable Object> beforeWrite;
   private final Consumer<T> onDrop;
   private volatile boolean open;
   private volatile boolean closeAfterDrain;
@@ -43,7 +44,8 @@ public final class OutboundQueue<T> implements Runnable {
    *     the message to write, or null to skip the item (which it then owns)
    * @param onDrop called for each item that will never be written; must release it
    */
-  public OutboundQueue(Channel channel, UnaryOperator<Object> beforeWrite, Consumer<T> onDrop) {
+  public OutboundQueue(
+      Channel channel, Function<Object, @Nullable Object> beforeWrite, Consumer<T> onDrop) {
     this.channel = channel;
     this.beforeWrite = beforeWrite;
     this.onDrop = onDrop;
