@@ -3,6 +3,7 @@ package io.braidfs.client;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.google.protobuf.ByteString;
+import io.braidfs.client.internal.MetadataClient;
 import io.braidfs.client.internal.data.FileChecksummer;
 import io.braidfs.client.internal.data.FileSyncer;
 import io.braidfs.client.internal.data.LocalReplicas;

@@ -1,5 +1,6 @@
 package io.braidfs.client;
 
+import io.braidfs.client.internal.MetadataClient;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.RpcMethod;

@@ -1,11 +1,11 @@
 package io.braidfs.testing;
 
-import io.braidfs.client.BenchAccess;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.ChunkLocation;
 import io.braidfs.client.ChunkSetLocation;
 import io.braidfs.client.ClientConfigKeys;
 import io.braidfs.client.DataPathOptions;
+import io.braidfs.client.internal.MetadataClient;
 import io.braidfs.client.internal.data.ChunkService;
 import io.braidfs.client.internal.data.LocalReplicas;
 import io.braidfs.client.internal.data.ReplicaHealth;
@@ -396,7 +396,7 @@ public final class MiniCluster implements AutoCloseable {
 
   /** The MDS calls of the data path, over {@code client}. */
   public ChunkService chunkService(RpcClient client) {
-    return BenchAccess.chunkService(client, List.of(mdsAddress()), Duration.ofSeconds(10));
+    return new MetadataClient(client, List.of(mdsAddress()), Duration.ofSeconds(10));
   }
 
   /** Creates {@code path} (and its parents) with {@code layout} and returns it ready to write. */

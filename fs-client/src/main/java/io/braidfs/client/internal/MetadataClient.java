@@ -1,4 +1,4 @@
-package io.braidfs.client;
+package io.braidfs.client.internal;
 
 import com.google.protobuf.Message;
 import io.braidfs.client.internal.data.ChunkService;
@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safety: thread-safe.
  */
-final class MetadataClient implements ChunkService {
+public final class MetadataClient implements ChunkService {
   private static final Logger LOG = LoggerFactory.getLogger(MetadataClient.class);
   private static final long MIN_BACKOFF_MS = 20;
   private static final long MAX_BACKOFF_MS = 1000;
@@ -53,7 +53,8 @@ final class MetadataClient implements ChunkService {
   private volatile int next;
   private volatile boolean closed;
 
-  MetadataClient(RpcClient rpc, List<InetSocketAddress> addresses, Duration failoverTimeout) {
+  public MetadataClient(
+      RpcClient rpc, List<InetSocketAddress> addresses, Duration failoverTimeout) {
     this.rpc = rpc;
     this.addresses = List.copyOf(addresses);
     this.failoverTimeout = failoverTimeout;
@@ -61,7 +62,7 @@ final class MetadataClient implements ChunkService {
   }
 
   /** The MDS the next call goes to first. */
-  InetSocketAddress leader() {
+  public InetSocketAddress leader() {
     return leader;
   }
 
@@ -71,7 +72,7 @@ final class MetadataClient implements ChunkService {
    * @throws IOException the MDS's answer (a precise status); or UNAVAILABLE if no MDS answered as
    *     leader within the failover timeout, after which a mutation may or may not have been applied
    */
-  <Q extends Message, R extends Message> R call(RpcMethod<Q, R> method, Q request)
+  public <Q extends Message, R extends Message> R call(RpcMethod<Q, R> method, Q request)
       throws IOException {
     long callId = rpc.newCallId();
     long deadline = System.nanoTime() + failoverTimeout.toNanos();
@@ -133,12 +134,12 @@ final class MetadataClient implements ChunkService {
   }
 
   /** The client is closing: calls fail at once instead of retrying. */
-  void close() {
+  public void close() {
     closed = true;
   }
 
   /** Sends the next call to {@code address} first (tests; a restarted leader's new address). */
-  synchronized void moveTo(InetSocketAddress address) {
+  public synchronized void moveTo(InetSocketAddress address) {
     leader = address;
   }
 
