@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code braid bench}: runs experiments of BENCHMARKING.md against their references, writes a CSV,
  * plots and a Markdown fragment per experiment, and with {@code --docs} rewrites the generated
- * section of docs/benchmarks.md from every fragment in the results directory.
+ * section of docs/benchmarks.md from every fragment in the results directory (each experiment's
+ * first table and a link to its fragment); {@code --regenerate} does only the latter.
  *
  * <p>Exit code 0 when every experiment ran, 1 when one failed (the others still run; the failure is
  * in its fragment), 2 for a usage error.
@@ -97,6 +98,13 @@ public final class Bench implements Callable<Integer> {
   @Option(names = "--list", description = "List the experiments and exit.")
   boolean list;
 
+  @Option(
+      names = "--regenerate",
+      description =
+          "Run no experiment: rewrite the --docs section from the fragments already in the"
+              + " results directory, keeping the machine it names.")
+  boolean regenerate;
+
   @Spec CommandSpec spec;
 
   private final List<Experiment> known;
@@ -125,9 +133,12 @@ public final class Bench implements Callable<Integer> {
       spec.commandLine().getOut().flush();
       return 0;
     }
-    List<Experiment> chosen = choose();
     Path results =
         out != null ? out : docs != null ? resultsBeside(docs) : Path.of("target", "bench");
+    if (regenerate) {
+      return regenerate(results);
+    }
+    List<Experiment> chosen = choose();
     Files.createDirectories(work);
     Files.createDirectories(results);
     String machine = Machine.describe(work);
@@ -171,6 +182,22 @@ public final class Bench implements Callable<Integer> {
       run.close();
     }
     return failed ? 1 : 0;
+  }
+
+  /** {@code --regenerate}: the docs section from the fragments in {@code results}, no run. */
+  private int regenerate(Path results) throws Exception {
+    if (docs == null) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--regenerate rewrites the file of --docs: give it");
+    }
+    String machine = DocsSection.machine(docs);
+    if (machine == null) {
+      Files.createDirectories(work);
+      machine = Machine.describe(work);
+    }
+    DocsSection.update(docs, results, sectionHeader(machine));
+    System.out.println("updated " + docs + " from " + results);
+    return 0;
   }
 
   private static void closeQuietly(Run run) {
@@ -241,7 +268,8 @@ public final class Bench implements Callable<Integer> {
         + " driver. Each experiment opens with the command of its last run, which reproduces its"
         + " figures and rewrites only its own part of this section (as root, after"
         + " `bench/bench-setup.sh`, which installs the references, and with `--docs"
-        + " docs/benchmarks.md`). One command runs them all at the quick sizes:\n\n"
+        + " docs/benchmarks.md`), and shows its first table; the link under it leads to all its"
+        + " tables, its method and its plots. One command runs them all at the quick sizes:\n\n"
         + "```\n./braid bench all --quick --docs docs/benchmarks.md\n```\n\n"
         + "Machine: "
         + machine

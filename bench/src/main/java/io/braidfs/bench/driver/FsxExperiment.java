@@ -272,8 +272,6 @@ final class FsxExperiment implements Experiment {
               .append(" lines: [")
               .append(outputName(e.getKey(), seed))
               .append("](")
-              .append(Results.DIR)
-              .append('/')
               .append(outputName(e.getKey(), seed))
               .append(")):\n\n```\n")
               .append(String.join("\n", o.tail()))

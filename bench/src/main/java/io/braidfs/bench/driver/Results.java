@@ -23,14 +23,13 @@ import org.jspecify.annotations.Nullable;
  * round. Tables, rows and systems are reported in the order they were first recorded.
  *
  * <p>{@link #write} leaves three files in the output directory: {@code expN-NAME.csv} with every
- * sample, {@code expN-NAME.md} (the experiment's part of the generated section of
- * docs/benchmarks.md) and one {@code expN-NAME-TABLE.png} per plotted table.
+ * sample, {@code expN-NAME.md} (the experiment's full report, whose first table {@link DocsSection}
+ * copies into docs/benchmarks.md; its links are relative to the output directory, so it reads on
+ * its own) and one {@code expN-NAME-TABLE.png} per plotted table.
  *
  * <p>Thread-safety: thread-safe; experiments may record from their worker threads.
  */
 public final class Results {
-  /** The placeholder in a fragment for the directory of the plots, relative to the document. */
-  static final String DIR = "{dir}";
 
   private final Experiment experiment;
   private final Map<String, Table> tables = new LinkedHashMap<>();
@@ -166,14 +165,14 @@ public final class Results {
       table(t, md);
       String png = baseName() + "-" + slug(t.name) + ".png";
       if (t.xLabel != null && Plots.line(t, out.resolve(png))) {
-        md.append("\n![").append(t.name).append("](").append(DIR).append('/').append(png);
+        md.append("\n![").append(t.name).append("](").append(png);
         md.append(")\n");
       }
     }
     for (String n : notes) {
       md.append('\n').append(n).append('\n');
     }
-    md.append("\nRaw samples: [").append(baseName()).append(".csv](").append(DIR).append('/');
+    md.append("\nRaw samples: [").append(baseName()).append(".csv](");
     md.append(baseName()).append(".csv).\n");
     Files.writeString(out.resolve(baseName() + ".md"), md, StandardCharsets.UTF_8);
   }

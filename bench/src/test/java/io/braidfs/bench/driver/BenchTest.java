@@ -52,10 +52,53 @@ class BenchTest {
     assertThat(text)
         .startsWith("# Benchmarks\n\nHand-written text.\n")
         .contains("./braid bench all --quick --docs docs/benchmarks.md")
-        .contains("Sizes: quick, rounds 2.")
-        .contains("[exp1-metadata.csv](benchmarks/driver/exp1-metadata.csv)");
+        .contains("**t** (ops/s, higher is better")
+        .contains("[exp1-metadata.md](benchmarks/driver/exp1-metadata.md)")
+        .doesNotContain("exp1-metadata.csv");
     // experiments in number order, whatever order they ran in
     assertThat(text.indexOf("### Experiment 1")).isLessThan(text.indexOf("### Experiment 2"));
+    // the fragment itself is complete, its links relative to its own directory
+    assertThat(Files.readString(results.resolve("exp1-metadata.md")))
+        .contains("Sizes: quick, rounds 2.")
+        .contains("[exp1-metadata.csv](exp1-metadata.csv)");
+  }
+
+  @Test
+  void regenerateRewritesTheSectionFromTheFragmentsWithoutRunning() throws Exception {
+    Path doc = dir.resolve("docs/benchmarks.md");
+    Path results = dir.resolve("docs/benchmarks/driver");
+    Files.createDirectories(results);
+    Files.writeString(
+        results.resolve("exp2-small-files.md"),
+        "### Experiment 2: two\n\n`./braid bench 2` on today.\n\n**t** (x)\n\n| | a |\n|---|---|\n");
+    Files.writeString(
+        doc,
+        "# B\n"
+            + DocsSection.BEGIN
+            + "\nMachine: the old one, 2 cores.\n"
+            + DocsSection.END
+            + "\nafter\n");
+
+    int rc = bench("--docs", doc.toString(), "--regenerate", "--work", dir.resolve("w").toString());
+
+    assertThat(rc).isZero();
+    assertThat(one.runs + two.runs + broken.runs).isZero();
+    assertThat(Files.readString(doc))
+        .startsWith("# B\n" + DocsSection.BEGIN)
+        .contains("Machine: the old one, 2 cores.\n")
+        .contains(
+            "### Experiment 2: two\n\n`./braid bench 2` on today.\n\n**t** (x)\n\n| | a |\n"
+                + "|---|---|\n\nAll tables, the method and the plots:"
+                + " [exp2-small-files.md](benchmarks/driver/exp2-small-files.md).\n")
+        .endsWith(DocsSection.END + "\nafter\n");
+  }
+
+  @Test
+  void regenerateWithoutDocsIsAUsageError() {
+    int rc = bench("--regenerate", "--work", dir.toString());
+
+    assertThat(rc).isEqualTo(2);
+    assertThat(err.toString()).contains("--regenerate rewrites the file of --docs");
   }
 
   @Test

@@ -34,9 +34,9 @@ class ResultsTest {
         .contains("| 8 KiB | 110 (100-120) | 51.0 (50.0-52.0) | 2.16 |")
         // a cell with one sample has no range, and no ratio without the reference
         .contains("| 1 MiB | 900 | | |")
-        .contains("![write]({dir}/exp3-block-size-write.png)")
+        .contains("![write](exp3-block-size-write.png)")
         .contains("A note.")
-        .contains("[exp3-block-size.csv]({dir}/exp3-block-size.csv)");
+        .contains("[exp3-block-size.csv](exp3-block-size.csv)");
     assertThat(r.median("write", "8 KiB", "Braid")).isEqualTo(110);
     assertThat(r.median("write", "8 KiB", "HDFS")).isNaN();
 
