@@ -279,6 +279,8 @@ final class OpenFileTable {
           throw e;
         }
       }
+      // Polled: the MDS cannot tell a client when another client's lease ends (callbacks to
+      // clients come with issue 30), so back off from 5 ms to 200 ms within the 10 s wait.
       try {
         Thread.sleep(pauseMs);
       } catch (InterruptedException e) {
