@@ -12,6 +12,8 @@ import io.braidfs.proto.ChecksumChunkRequest;
 import io.braidfs.proto.ChecksumChunkResponse;
 import io.braidfs.proto.ChunkReportRequest;
 import io.braidfs.proto.ChunkReportResponse;
+import io.braidfs.proto.ClusterReportRequest;
+import io.braidfs.proto.ClusterReportResponse;
 import io.braidfs.proto.CommitRequest;
 import io.braidfs.proto.CommitResponse;
 import io.braidfs.proto.CommonProtos;
@@ -32,6 +34,8 @@ import io.braidfs.proto.DeleteRequest;
 import io.braidfs.proto.DeleteResponse;
 import io.braidfs.proto.FinalizeChunkRequest;
 import io.braidfs.proto.FinalizeChunkResponse;
+import io.braidfs.proto.FsckRequest;
+import io.braidfs.proto.FsckResponse;
 import io.braidfs.proto.GetAttrRequest;
 import io.braidfs.proto.GetAttrResponse;
 import io.braidfs.proto.GetChunkInfoRequest;
@@ -83,6 +87,8 @@ import io.braidfs.proto.RenewLeaseRequest;
 import io.braidfs.proto.RenewLeaseResponse;
 import io.braidfs.proto.ReplaceReplicaRequest;
 import io.braidfs.proto.ReplaceReplicaResponse;
+import io.braidfs.proto.ReplicaChangesRequest;
+import io.braidfs.proto.ReplicaChangesResponse;
 import io.braidfs.proto.ReportBadReplicaRequest;
 import io.braidfs.proto.ReportBadReplicaResponse;
 import io.braidfs.proto.ReportCorruptReplicasRequest;
@@ -95,6 +101,8 @@ import io.braidfs.proto.SetLayoutPolicyRequest;
 import io.braidfs.proto.SetLayoutPolicyResponse;
 import io.braidfs.proto.SetReplicationRequest;
 import io.braidfs.proto.SetReplicationResponse;
+import io.braidfs.proto.SetServerStateRequest;
+import io.braidfs.proto.SetServerStateResponse;
 import io.braidfs.proto.SetXattrRequest;
 import io.braidfs.proto.SetXattrResponse;
 import io.braidfs.proto.StatFsRequest;
@@ -145,6 +153,8 @@ public final class RpcMethod<Q extends Message, R extends Message> {
       MdsProtos.getDescriptor().findServiceByName("MetadataService");
   private static final ServiceDescriptor CLUSTER_SERVICE =
       MdsProtos.getDescriptor().findServiceByName("ClusterService");
+  private static final ServiceDescriptor ADMIN_SERVICE =
+      MdsProtos.getDescriptor().findServiceByName("AdminService");
   private static final ServiceDescriptor DATA_SERVICE =
       DataProtos.getDescriptor().findServiceByName("DataService");
 
@@ -413,6 +423,32 @@ public final class RpcMethod<Q extends Message, R extends Message> {
               "ReportCorruptReplicas",
               ReportCorruptReplicasRequest.getDefaultInstance(),
               ReportCorruptReplicasResponse.getDefaultInstance());
+  public static final RpcMethod<ReplicaChangesRequest, ReplicaChangesResponse> REPLICA_CHANGES =
+      define(
+          CLUSTER_SERVICE,
+          "ReplicaChanges",
+          ReplicaChangesRequest.getDefaultInstance(),
+          ReplicaChangesResponse.getDefaultInstance());
+
+  // ---- AdminService (400-449): operators' calls, served by the MDS ------------------------------
+  public static final RpcMethod<FsckRequest, FsckResponse> FSCK =
+      define(
+          ADMIN_SERVICE,
+          "Fsck",
+          FsckRequest.getDefaultInstance(),
+          FsckResponse.getDefaultInstance());
+  public static final RpcMethod<ClusterReportRequest, ClusterReportResponse> CLUSTER_REPORT =
+      define(
+          ADMIN_SERVICE,
+          "ClusterReport",
+          ClusterReportRequest.getDefaultInstance(),
+          ClusterReportResponse.getDefaultInstance());
+  public static final RpcMethod<SetServerStateRequest, SetServerStateResponse> SET_SERVER_STATE =
+      define(
+          ADMIN_SERVICE,
+          "SetServerState",
+          SetServerStateRequest.getDefaultInstance(),
+          SetServerStateResponse.getDefaultInstance());
 
   // ---- DataService (300-399): chunk I/O and MDS commands, served by data servers ----------------
   public static final RpcMethod<WriteChunkRequest, WriteChunkResponse> WRITE_CHUNK =

@@ -46,7 +46,8 @@ class RpcMethodTest {
           "braid.CommonService", new int[] {1, 99},
           "braid.MetadataService", new int[] {100, 199},
           "braid.ClusterService", new int[] {200, 249},
-          "braid.DataService", new int[] {300, 399});
+          "braid.DataService", new int[] {300, 399},
+          "braid.AdminService", new int[] {400, 449});
 
   /** A row of the method table: | id | service | name | request | response | payload |. */
   private static final Pattern TABLE_ROW =
