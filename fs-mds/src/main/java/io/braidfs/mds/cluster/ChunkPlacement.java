@@ -103,13 +103,12 @@ public final class ChunkPlacement {
     int width = layout.stripeWidth();
     int replication = layout.replication();
     long chunkSize = layout.chunkSize();
-    List<DataServer> live = registry.liveServers();
+    List<DataServer> live = registry.placeableServers();
     String op = "allocate chunk set";
     if (live.size() < replication) {
-      throw StatusExceptions.toIOException(
-          Status.UNAVAILABLE,
+      throw tooFew(
           String.format(
-              "%s: replication %d needs %d live data servers, %d live",
+              "%s: replication %d needs %d live data servers in service, %d",
               op, replication, replication, live.size()));
     }
     List<DataServer> servers = withRoom(live, Set.of(), chunkSize);
@@ -159,30 +158,61 @@ public final class ChunkPlacement {
     Objects.requireNonNull(layout, "layout");
     Set<Integer> excluded = new HashSet<>(currentHolders);
     excluded.add(failedServerId);
+    List<Integer> survivors = new ArrayList<>(currentHolders);
+    survivors.remove(Integer.valueOf(failedServerId));
+    return choose(
+        "replace the replica on data server " + Integer.toUnsignedString(failedServerId),
+        layout.chunkSize(),
+        survivors,
+        excluded);
+  }
+
+  /**
+   * Chooses the server for a new copy of a chunk (re-replication): live, in service, with room,
+   * none of {@code excluded}; on a host holding none of the {@code survivors} while one exists, and
+   * off their rack when they all share one.
+   *
+   * @throws IOException with {@link Status#UNAVAILABLE} (BUSY during the start-up grace) if no
+   *     other server is in service, or {@link Status#NO_SPACE} if none of the others has room
+   */
+  public DataServer chooseRepairTarget(
+      long chunkSize, Collection<Integer> survivors, Set<Integer> excluded) throws IOException {
+    Set<Integer> all = new HashSet<>(excluded);
+    all.addAll(survivors);
+    return choose("re-replicate", chunkSize, survivors, all);
+  }
+
+  private DataServer choose(
+      String op, long chunkSize, Collection<Integer> survivors, Set<Integer> excluded)
+      throws IOException {
     Set<String> survivingHosts = new HashSet<>();
-    for (int id : currentHolders) {
+    Set<String> survivingRacks = new HashSet<>();
+    for (int id : survivors) {
       DataServer holder = registry.server(id);
-      if (id != failedServerId && holder != null) {
+      if (holder != null) {
         survivingHosts.add(holder.hostKey());
+        survivingRacks.add(holder.rack());
       }
     }
-    List<DataServer> live = registry.liveServers();
-    String op = "replace the replica on data server " + Integer.toUnsignedString(failedServerId);
+    List<DataServer> live = registry.placeableServers();
     long others = live.stream().filter(s -> !excluded.contains(s.id())).count();
     if (others == 0) {
-      throw StatusExceptions.toIOException(
-          Status.UNAVAILABLE,
+      throw tooFew(
           String.format(
-              "%s: needs %d live data servers (the %d excluded holders and one more), %d live",
-              op, excluded.size() + 1, excluded.size(), live.size()));
+              "%s: needs a live data server in service besides the %d excluded, %d in service",
+              op, excluded.size(), live.size()));
     }
-    List<DataServer> servers = withRoom(live, excluded, layout.chunkSize());
+    List<DataServer> servers = withRoom(live, excluded, chunkSize);
     if (servers.isEmpty()) {
-      throw noSpace(op, 1, layout.chunkSize(), 0, others + " live non-holders");
+      throw noSpace(op, 1, chunkSize, 0, others + " live non-holders");
     }
     long[] room = roomOf(servers);
     List<Integer> pool = indices(servers.size(), k -> true);
     pool = preferIfAny(pool, k -> !survivingHosts.contains(servers.get(k).hostKey()));
+    if (survivingRacks.size() == 1) {
+      // All survivors share a rack: a copy on another rack survives losing that rack.
+      pool = preferIfAny(pool, k -> !survivingRacks.contains(servers.get(k).rack()));
+    }
     return servers.get(weightedPick(pool, servers, room));
   }
 
@@ -221,6 +251,23 @@ public final class ChunkPlacement {
   }
 
   // ---- helpers ------------------------------------------------------------------------------
+
+  /**
+   * Too few servers in service: BUSY while the MDS is starting (data servers are still registering,
+   * and clients retry BUSY), UNAVAILABLE after.
+   */
+  private IOException tooFew(String message) {
+    long grace = registry.startupGraceRemainingNanos();
+    if (grace > 0) {
+      return StatusExceptions.toIOException(
+          Status.BUSY,
+          message
+              + "; the MDS started recently and data servers are still registering (up to "
+              + (grace / 1_000_000 + 1)
+              + " ms more): retry");
+    }
+    return StatusExceptions.toIOException(Status.UNAVAILABLE, message);
+  }
 
   /**
    * The servers of a chunk set being chosen, by index, with what the set has taken so far.

@@ -27,6 +27,7 @@ import java.util.Objects;
  *     last heartbeat or registration; only differences between readings mean anything
  * @param live whether a heartbeat (or registration) arrived less than the dead interval before the
  *     snapshot was taken
+ * @param state as an operator set it
  */
 public record DataServer(
     int id,
@@ -36,7 +37,21 @@ public record DataServer(
     List<DataDir> dataDirs,
     Usage usage,
     long lastHeartbeatNanos,
-    boolean live) {
+    boolean live,
+    AdminState state) {
+
+  /** A server in service. */
+  public DataServer(
+      int id,
+      String host,
+      int port,
+      String rack,
+      List<DataDir> dataDirs,
+      Usage usage,
+      long lastHeartbeatNanos,
+      boolean live) {
+    this(id, host, port, rack, dataDirs, usage, lastHeartbeatNanos, live, AdminState.IN_SERVICE);
+  }
 
   /**
    * Validates and copies.
@@ -52,7 +67,13 @@ public record DataServer(
     checkAddress(host, port);
     Objects.requireNonNull(rack, "rack");
     Objects.requireNonNull(usage, "usage");
+    Objects.requireNonNull(state, "state");
     dataDirs = List.copyOf(dataDirs);
+  }
+
+  /** Whether new replicas may be placed here: live, in service, and not every directory failed. */
+  public boolean placeable() {
+    return live && state.acceptsReplicas();
   }
 
   /** The host compared for placement: {@link #host()} in lower case. */
@@ -78,7 +99,12 @@ public record DataServer(
   /** The id, endpoint and liveness, such as {@code ds7@h1:9870(live)}. */
   @Override
   public String toString() {
-    return "ds" + Integer.toUnsignedString(id) + "@" + endpoint() + (live ? "(live)" : "(dead)");
+    return "ds"
+        + Integer.toUnsignedString(id)
+        + "@"
+        + endpoint()
+        + (live ? "(live" : "(dead")
+        + (state == AdminState.IN_SERVICE ? ")" : ", " + state + ")");
   }
 
   static String hostKey(String host) {
@@ -172,13 +198,15 @@ public record DataServer(
    * @param dirs the space of each data directory (the three sums above split by directory, each
    *     naming its file system), so that StatFs counts a shared file system once; empty if the
    *     server did not report them, when the sums count as one file system of its own
+   * @param failedDirs data directories the server has taken out of service
    */
   public record Usage(
       long capacityBytes,
       long usedBytes,
       long availableBytes,
       int activeTransfers,
-      List<DirSpace> dirs) {
+      List<DirSpace> dirs,
+      int failedDirs) {
     /**
      * Validates and copies.
      *
@@ -186,13 +214,27 @@ public record DataServer(
      * @throws NullPointerException if {@code dirs} is null
      */
     public Usage {
-      if (capacityBytes < 0 || usedBytes < 0 || availableBytes < 0 || activeTransfers < 0) {
+      if (capacityBytes < 0
+          || usedBytes < 0
+          || availableBytes < 0
+          || activeTransfers < 0
+          || failedDirs < 0) {
         throw new IllegalArgumentException(
             String.format(
                 "usage must not be negative: capacity=%d used=%d available=%d transfers=%d",
                 capacityBytes, usedBytes, availableBytes, activeTransfers));
       }
       dirs = List.copyOf(dirs);
+    }
+
+    /** Usage with no failed directory. */
+    public Usage(
+        long capacityBytes,
+        long usedBytes,
+        long availableBytes,
+        int activeTransfers,
+        List<DirSpace> dirs) {
+      this(capacityBytes, usedBytes, availableBytes, activeTransfers, dirs, 0);
     }
 
     /** Usage without a split by directory (one file system of the server's own). */

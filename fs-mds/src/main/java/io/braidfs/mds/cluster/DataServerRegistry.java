@@ -136,6 +136,9 @@ public final class DataServerRegistry {
   }
 
   private final Clock clock;
+  private final Topology topology;
+  private final long startNanos;
+  private final long startupGraceNanos;
   private final Duration heartbeatInterval;
   private final Duration deadInterval;
   private final long deadIntervalNanos;
@@ -146,9 +149,16 @@ public final class DataServerRegistry {
   @GuardedBy("lock")
   private final Map<Integer, Entry> servers = new TreeMap<>(Integer::compareUnsigned);
 
+  /** Operators' states of servers not in service, by id (servers not yet registered too). */
+  @GuardedBy("lock")
+  private final Map<Integer, AdminState> states = new HashMap<>();
+
   /** Servers forgotten because another took their address, not yet reported. */
   @GuardedBy("lock")
   private final List<DataServer> retired = new ArrayList<>();
+
+  @GuardedBy("lock")
+  private boolean graceOver;
 
   /** The next id to assign, in [1, 2^32]; 2^32 means exhausted. */
   @GuardedBy("lock")
@@ -163,6 +173,9 @@ public final class DataServerRegistry {
    */
   public DataServerRegistry(BraidConfig config, Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.topology = Topology.from(config);
+    this.startNanos = clock.nanoTime();
+    this.startupGraceNanos = config.get(MdsClusterConfigKeys.STARTUP_GRACE).toNanos();
     this.heartbeatInterval = config.get(MdsClusterConfigKeys.HEARTBEAT_INTERVAL);
     this.deadInterval = config.get(MdsClusterConfigKeys.DEAD_INTERVAL);
     if (deadInterval.compareTo(heartbeatInterval) <= 0) {
@@ -216,7 +229,7 @@ public final class DataServerRegistry {
       retireOthersAt(registration.host(), registration.port(), id, displaced);
       e.host = registration.host();
       e.port = registration.port();
-      e.rack = registration.rack();
+      e.rack = topology.rackOf(registration.host(), registration.rack());
       e.dataDirs = registration.dataDirs();
       e.usage = Usage.unreported(registration.capacityBytes(), registration.dataDirs());
       e.lastHeartbeatNanos = now;
@@ -293,6 +306,72 @@ public final class DataServerRegistry {
     dead.addAll(forgotten);
     dead.sort((a, b) -> Integer.compareUnsigned(a.id(), b.id()));
     return List.copyOf(dead);
+  }
+
+  /**
+   * Sets a server's state as an operator asked (or as draining finished); the state outlives
+   * registrations, and is kept for ids not registered yet (restored from the store at start).
+   */
+  public void setState(int serverId, AdminState state) {
+    Objects.requireNonNull(state, "state");
+    synchronized (lock) {
+      if (state == AdminState.IN_SERVICE) {
+        states.remove(serverId);
+      } else {
+        states.put(serverId, state);
+      }
+    }
+  }
+
+  /** The operator's state of a server (in service unless set otherwise). */
+  public AdminState state(int serverId) {
+    synchronized (lock) {
+      return states.getOrDefault(serverId, AdminState.IN_SERVICE);
+    }
+  }
+
+  /**
+   * Whether the MDS is still in its start-up grace ({@link MdsClusterConfigKeys#STARTUP_GRACE}):
+   * data servers are still registering and reporting.
+   */
+  public boolean inStartupGrace() {
+    return startupGraceRemainingNanos() > 0;
+  }
+
+  /** Nanoseconds left of the start-up grace; 0 once it is over. */
+  public long startupGraceRemainingNanos() {
+    synchronized (lock) {
+      if (graceOver) {
+        return 0;
+      }
+      long left = startupGraceNanos - (clock.nanoTime() - startNanos);
+      if (left <= 0) {
+        graceOver = true;
+        return 0;
+      }
+      return left;
+    }
+  }
+
+  /** Ends the start-up grace early: every server expected has registered and reported. */
+  public void endStartupGrace() {
+    synchronized (lock) {
+      graceOver = true;
+    }
+  }
+
+  /** The live servers that accept new replicas (in service), in id order. */
+  public List<DataServer> placeableServers() {
+    synchronized (lock) {
+      long now = clock.nanoTime();
+      List<DataServer> out = new ArrayList<>();
+      for (Entry e : servers.values()) {
+        if (isLive(e, now) && stateOf(e).acceptsReplicas()) {
+          out.add(snapshot(e, now));
+        }
+      }
+      return List.copyOf(out);
+    }
   }
 
   /** The live servers, in id order. */
@@ -388,13 +467,20 @@ public final class DataServerRegistry {
     return now - e.lastHeartbeatNanos < deadIntervalNanos;
   }
 
+  @GuardedBy("lock") // callers hold it
   private DataServer snapshot(Entry e, long now) {
     return snapshot(e, isLive(e, now));
   }
 
-  private static DataServer snapshot(Entry e, boolean live) {
+  @GuardedBy("lock") // callers hold it
+  private AdminState stateOf(Entry e) {
+    return states.getOrDefault(e.id, AdminState.IN_SERVICE);
+  }
+
+  @GuardedBy("lock") // callers hold it
+  private DataServer snapshot(Entry e, boolean live) {
     return new DataServer(
-        e.id, e.host, e.port, e.rack, e.dataDirs, e.usage, e.lastHeartbeatNanos, live);
+        e.id, e.host, e.port, e.rack, e.dataDirs, e.usage, e.lastHeartbeatNanos, live, stateOf(e));
   }
 
   @GuardedBy("lock") // callers hold it

@@ -15,6 +15,7 @@ import io.braidfs.proto.RegisterDataServerResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The ClusterService operations: data servers register and heartbeat (receiving deletion commands
@@ -24,6 +25,8 @@ import java.util.List;
  * records); the rest is thread-safe.
  */
 public final class ClusterOps {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClusterOps.class);
+
   /** The MDS leader epoch; fixed until HA brings elections. */
   static final long EPOCH = 1;
 
@@ -31,9 +34,59 @@ public final class ClusterOps {
   static final int MAX_DELETIONS_PER_HEARTBEAT = 1000;
 
   private final Namespace ns;
+  private final ChunkReports reports;
 
   public ClusterOps(Namespace ns) {
     this.ns = ns;
+    this.reports = new ChunkReports(ns);
+  }
+
+  /** Reconciles the chunk reports data servers send. */
+  public ChunkReports reports() {
+    return reports;
+  }
+
+  /**
+   * Registers a data server. Its advertised host must not resolve to a loopback address unless the
+   * server itself connects from one: other hosts could not reach it.
+   *
+   * @param from the address the registration came from (null: not checked)
+   */
+  public RegisterDataServerResponse register(
+      RegisterDataServerRequest req, java.net.@Nullable SocketAddress from) throws IOException {
+    checkAdvertised(req, from);
+    return register(req);
+  }
+
+  private static void checkAdvertised(
+      RegisterDataServerRequest req, java.net.@Nullable SocketAddress from) throws IOException {
+    java.net.InetAddress advertised;
+    try {
+      advertised = java.net.InetAddress.getByName(req.getHost());
+    } catch (java.net.UnknownHostException e) {
+      // Clients may resolve names the MDS cannot (another resolver): not refused, said once.
+      LOG.warn(
+          "register {}:{}: the advertised host does not resolve on the MDS",
+          req.getHost(),
+          req.getPort());
+      return;
+    }
+    if (advertised.isLoopbackAddress()
+        && from instanceof java.net.InetSocketAddress peer
+        && peer.getAddress() != null
+        && !peer.getAddress().isLoopbackAddress()) {
+      throw Resolver.fail(
+          Status.INVALID_ARGUMENT,
+          "register "
+              + req.getHost()
+              + ":"
+              + req.getPort()
+              + ": the advertised host resolves to loopback ("
+              + advertised.getHostAddress()
+              + ") but the server connects from "
+              + peer.getAddress().getHostAddress()
+              + "; set braid.dataserver.advertised-host to an address other hosts can reach");
+    }
   }
 
   public RegisterDataServerResponse register(RegisterDataServerRequest req) throws IOException {
@@ -97,7 +150,8 @@ public final class ClusterOps {
               req.getUsedBytes(),
               req.getAvailableBytes(),
               req.getActiveTransfers(),
-              dirs);
+              dirs,
+              req.getFailedDataDirs());
     } catch (IllegalArgumentException e) {
       throw Resolver.fail(Status.INVALID_ARGUMENT, "heartbeat: " + e.getMessage());
     }
@@ -107,9 +161,11 @@ public final class ClusterOps {
     if (outcome == DataServerRegistry.HeartbeatOutcome.UNKNOWN) {
       return out.setRegisterAgain(true).build();
     }
-    return out.addAllChunksToDelete(
-            ns.deletions.heartbeat(m, req.getServerId(), MAX_DELETIONS_PER_HEARTBEAT))
-        .build();
+    List<ChunkState> delete =
+        new ArrayList<>(ns.deletions.heartbeat(m, req.getServerId(), MAX_DELETIONS_PER_HEARTBEAT));
+    delete.addAll(
+        reports.deletionsFor(req.getServerId(), MAX_DELETIONS_PER_HEARTBEAT - delete.size()));
+    return out.addAllChunksToDelete(delete).build();
   }
 
   /**

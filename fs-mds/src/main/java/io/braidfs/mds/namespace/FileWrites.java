@@ -570,6 +570,9 @@ public final class FileWrites {
       holders.add(chosen.id());
     } catch (IOException e) {
       LOG.info("{}: replace {} chunk {}: no replacement: {}", ns.id, path, index, e.getMessage());
+      // Short of a replica now: re-replicated as soon as the file is closed.
+      long fid = file.id();
+      m.afterApply(() -> ns.replicateAtClose(fid));
     }
     long allocated = allocatedBytes(m, file);
     ChunkRecord updated =

@@ -15,9 +15,11 @@ import io.braidfs.mds.access.Access;
 import io.braidfs.mds.access.Caller;
 import io.braidfs.mds.access.Permissions;
 import io.braidfs.mds.cluster.ChunkPlacement;
+import io.braidfs.mds.cluster.ChunkRef;
 import io.braidfs.mds.cluster.DataServer;
 import io.braidfs.mds.cluster.DataServerRegistry;
 import io.braidfs.mds.cluster.ReplicaLocations;
+import io.braidfs.mds.cluster.ReplicaMap;
 import io.braidfs.mds.lease.LeaseManager;
 import io.braidfs.mds.store.ColumnFamily;
 import io.braidfs.mds.store.Keys;
@@ -83,6 +85,7 @@ public final class Namespace {
   final ChunkPlacement placement;
   private final ReplicaLocations replicaLocations = new ReplicaLocations();
   final DeletionQueue deletions;
+  final ReplicaMap replicaMap = new ReplicaMap();
   final LayoutRecord defaultLayout;
   final int listPage;
   final long tokenLifetimeMs;
@@ -93,6 +96,9 @@ public final class Namespace {
 
   /** Files open for writing whose replication changed (mutation thread only; not durable). */
   private final Set<Long> replicateAtClose = new HashSet<>();
+
+  /** The servers named as holders in chunk records when the namespace was loaded. */
+  private volatile Set<Integer> holdersAtLoad = Set.of();
 
   private volatile @Nullable TokenKeys tokenKeys;
   private volatile byte[] signingKey = new byte[0];
@@ -209,6 +215,37 @@ public final class Namespace {
       }
       cursor = page.hasMore() ? page.cursor() : null;
     } while (cursor != null);
+    // The start-up grace may end once every server named here has reported its replicas.
+    Set<Integer> holders = new HashSet<>();
+    cursor = null;
+    do {
+      ScanPage page = decided.scan(ColumnFamily.CHUNKS, new byte[0], cursor, 4096);
+      for (ScanPage.Entry e : page.entries()) {
+        holders.addAll(Records.decodeChunk(e.key(), e.value()).getReplicaServerIdsList());
+      }
+      cursor = page.hasMore() ? page.cursor() : null;
+    } while (cursor != null);
+    holdersAtLoad = Set.copyOf(holders);
+  }
+
+  /** The servers named as holders in chunk records when the namespace was loaded. */
+  public Set<Integer> holdersAtLoad() {
+    return holdersAtLoad;
+  }
+
+  /** The store as written (what read-only operations see). */
+  public StoreView store() {
+    return store;
+  }
+
+  /** The store as the journal's appended records leave it (what mutations see). */
+  public StoreView decided() {
+    return decided;
+  }
+
+  /** What the data servers report holding, and the replicas known bad. */
+  public ReplicaMap replicaMap() {
+    return replicaMap;
   }
 
   /** The cluster id fixed at format. */
@@ -585,6 +622,28 @@ public final class Namespace {
       }
       return l.build();
     }
+    ChunkHealth health =
+        ChunkHealth.of(
+            registry, replicaMap, new ChunkRef(inode, (int) index), c.getReplicaServerIdsList());
+    if (!health.readable().isEmpty()) {
+      // Dead servers and bad replicas leave what readers get; draining servers come after the
+      // others, as HDFS lists decommissioning nodes last.
+      List<DataServer> good = new ArrayList<>();
+      List<DataServer> draining = new ArrayList<>();
+      for (int serverId : health.readable()) {
+        DataServer s = registry.server(serverId);
+        if (s != null) {
+          (health.good().contains(serverId) ? good : draining).add(s);
+        }
+      }
+      for (DataServer s : placement.readOrder(good, readerHost)) {
+        l.addReplicas(replicaLocations.of(s));
+      }
+      for (DataServer s : placement.readOrder(draining, readerHost)) {
+        l.addReplicas(replicaLocations.of(s));
+      }
+      return l.build();
+    }
     List<DataServer> known = new ArrayList<>(c.getReplicaServerIdsCount());
     List<ReplicaLocation> unknown = new ArrayList<>(0);
     for (int serverId : c.getReplicaServerIdsList()) {
@@ -622,6 +681,11 @@ public final class Namespace {
    */
   void replicateAtClose(long inode) {
     replicateAtClose.add(inode);
+  }
+
+  /** Whether {@code inode} is waiting for its close to be brought to its replication. */
+  boolean waitsForClose(long inode) {
+    return replicateAtClose.contains(inode);
   }
 
   /** After {@code m} (which closes {@code inode}) is applied, starts its deferred replication. */

@@ -6,11 +6,13 @@ import io.braidfs.common.layout.Layout;
 import io.braidfs.common.token.CapabilityToken;
 import io.braidfs.mds.access.Access;
 import io.braidfs.mds.access.Caller;
+import io.braidfs.mds.cluster.ChunkRef;
 import io.braidfs.mds.cluster.DataServer;
 import io.braidfs.mds.store.ColumnFamily;
 import io.braidfs.mds.store.Keys;
 import io.braidfs.mds.store.Records;
 import io.braidfs.mds.store.ScanPage;
+import io.braidfs.mds.store.StoreView;
 import io.braidfs.mds.store.proto.ChunkRecord;
 import io.braidfs.mds.store.proto.InodeRecord;
 import io.braidfs.proto.ChunkId;
@@ -24,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,8 +46,20 @@ import org.slf4j.LoggerFactory;
 public final class Replication {
   private static final Logger LOG = LoggerFactory.getLogger(Replication.class);
 
-  /** A chunk of a file, as the in-flight bookkeeping names it. */
-  public record ChunkRef(long inode, int index) {}
+  /**
+   * What the caller's copies already under way and its limits allow, consulted while planning.
+   *
+   * <p>Thread-safety: as the caller's (the mutation thread's) maps.
+   *
+   * @param inFlight targets of copies under way, per chunk (counted as replicas)
+   * @param failed servers a copy of the chunk failed on, not to be chosen again for it
+   * @param busy servers that may take no further copy now, as source or target
+   */
+  public record Limits(
+      Map<ChunkRef, Set<Integer>> inFlight, Map<ChunkRef, Set<Integer>> failed, IntPredicate busy) {
+    /** No copies under way, no limits. */
+    public static final Limits NONE = new Limits(Map.of(), Map.of(), id -> false);
+  }
 
   /**
    * One replica to make: {@code request} goes to {@code target}, which copies the chunk from its
@@ -57,6 +72,7 @@ public final class Replication {
       long length,
       long generation,
       DataServer target,
+      int source,
       CopyChunkRequest request) {}
 
   private final Namespace ns;
@@ -134,7 +150,7 @@ public final class Replication {
       if (replication < r.getLayout().getReplication()) {
         // Lowering takes nothing but records: the replica sets shrink in this same record, so
         // block locations show the new number as soon as the call returns.
-        reconcile(m, inode.id(), Map.of(), Map.of(), new byte[0], 0);
+        reconcile(m, inode.id(), Limits.NONE, new byte[0], 0);
       }
       ns.replicationChanged(m, inode.id());
     }
@@ -145,39 +161,34 @@ public final class Replication {
   }
 
   /**
-   * Brings the chunks of {@code inode} towards its replication, in {@code m}: replicas beyond it
-   * leave their chunk's record (dead servers' first, then the last in chain order) into the
-   * deletion queue, and copies are planned for chunks with too few. A file that is gone, not a
-   * regular file or open for writing needs nothing (an open one is noted for its close).
+   * Brings the chunks of {@code inode} towards its replication, in {@code m}. A chunk with at least
+   * as many good replicas as the replication ({@link ChunkHealth}) drops every other holder from
+   * its record: live ones (bad replicas, draining servers, extras) into the deletion queue, dead
+   * ones simply (a server coming back is told by its chunk report). A chunk with fewer gets copies
+   * planned from its readable replicas to servers chosen by placement, keeping within {@code
+   * limits}. A file that is gone, not a regular file or open for writing needs nothing (an open one
+   * is noted for its close).
    *
-   * @param inFlight targets of copies already under way, per chunk (counted as replicas)
-   * @param failed servers a copy of the chunk failed on, not to be chosen again for it
    * @param mdsClientId the client id the copies are sent under (their tokens name it)
    * @param max the most copies to plan
-   * @return the copies to send; empty when none is needed or none can be made now
+   * @return the copies to send, and whether some chunk still lacks copies that could not be planned
+   *     now (limits, no room, no readable source)
    */
-  public List<Copy> reconcile(
-      Mutation m,
-      long inode,
-      Map<ChunkRef, Set<Integer>> inFlight,
-      Map<ChunkRef, Set<Integer>> failed,
-      byte[] mdsClientId,
-      int max)
+  public Plan reconcile(Mutation m, long inode, Limits limits, byte[] mdsClientId, int max)
       throws IOException {
     Inode file = Tree.find(m, inode);
     List<Copy> copies = new ArrayList<>();
     if (file == null || !file.isFile()) {
-      return copies;
+      return new Plan(copies, false);
     }
     InodeRecord r = file.record();
     if (r.hasOpenForWrite()) {
       ns.replicateAtClose(inode);
-      return copies;
+      return new Plan(copies, false);
     }
+    boolean incomplete = false;
     int want = r.getLayout().getReplication();
     Layout layout = Attrs.layout(r.getLayout());
-    Set<Integer> live = new HashSet<>();
-    ns.registry.liveServers().forEach(s -> live.add(s.id()));
     List<DeletionQueue.Chunk> removed = new ArrayList<>();
     byte[] cursor = null;
     do {
@@ -187,45 +198,69 @@ public final class Replication {
         ChunkRecord c = Records.decodeChunk(e.key(), e.value());
         List<Integer> holders = c.getReplicaServerIdsList();
         ChunkRef ref = new ChunkRef(inode, index);
-        if (holders.size() > want) {
-          List<Integer> keep = new ArrayList<>();
-          holders.stream().filter(live::contains).forEach(keep::add);
-          holders.stream().filter(h -> !live.contains(h)).forEach(keep::add);
-          List<Integer> drop = new ArrayList<>(keep.subList(want, keep.size()));
-          keep = new ArrayList<>(holders);
-          keep.removeAll(drop);
-          m.put(
-              ColumnFamily.CHUNKS,
-              e.key(),
-              Records.encode(
-                  c.toBuilder().clearReplicaServerIds().addAllReplicaServerIds(keep).build()));
-          removed.add(new DeletionQueue.Chunk(index, c.getVersion(), drop));
+        ChunkHealth health = ChunkHealth.of(ns.registry, ns.replicaMap, ref, holders);
+        if (health.good().size() >= want) {
+          if (holders.size() > want) {
+            List<Integer> keep = new ArrayList<>(health.good().subList(0, want));
+            List<Integer> drop = new ArrayList<>(holders);
+            drop.removeAll(keep);
+            m.put(
+                ColumnFamily.CHUNKS,
+                e.key(),
+                Records.encode(
+                    c.toBuilder().clearReplicaServerIds().addAllReplicaServerIds(keep).build()));
+            List<Integer> tell = liveOnes(drop);
+            if (!tell.isEmpty()) {
+              removed.add(new DeletionQueue.Chunk(index, c.getVersion(), tell));
+            }
+            m.afterApply(() -> drop.forEach(d -> ns.replicaMap.clearBad(ref, d)));
+          }
           continue;
         }
-        Set<Integer> going = inFlight.getOrDefault(ref, Set.of());
-        int missing = want - holders.size() - going.size();
-        if (missing <= 0 || copies.size() >= max) {
+        Set<Integer> going = limits.inFlight().getOrDefault(ref, Set.of());
+        int missing = want - health.good().size() - going.size();
+        if (missing <= 0) {
+          continue;
+        }
+        if (copies.size() >= max) {
+          incomplete = true;
           continue;
         }
         List<ReplicaLocation> sources = new ArrayList<>();
-        for (ReplicaLocation l : ns.location(inode, index, c).getReplicasList()) {
-          if (live.contains(l.getServerId())) {
-            sources.add(l);
+        List<ReplicaLocation> busySources = new ArrayList<>();
+        for (int id : health.readable()) {
+          DataServer s = ns.registry.server(id);
+          if (s != null) {
+            (limits.busy().test(id) ? busySources : sources).add(s.toReplicaLocation());
           }
         }
         if (sources.isEmpty()) {
-          LOG.warn(
-              "{}: chunk {} of inode {} has no live replica to copy from", ns.id, index, inode);
+          if (busySources.isEmpty()) {
+            LOG.warn(
+                "{}: chunk {} of inode {} has no readable replica to copy from (holders {})",
+                ns.id,
+                Integer.toUnsignedString(index),
+                inode,
+                holders);
+          }
+          incomplete = true; // a busy source frees up when its copies finish
           continue;
         }
+        sources.addAll(busySources); // the target falls back to them if the first fail
         Set<Integer> avoid = new HashSet<>(holders);
         avoid.addAll(going);
-        avoid.addAll(failed.getOrDefault(ref, Set.of()));
+        avoid.addAll(limits.failed().getOrDefault(ref, Set.of()));
         avoid.addAll(ns.deletions.pendingHolders(inode, index));
+        for (DataServer s : ns.registry.liveServers()) {
+          if (limits.busy().test(s.id())) {
+            avoid.add(s.id());
+          }
+        }
+        int planned = 0;
         for (int k = 0; k < missing && copies.size() < max; k++) {
           DataServer target;
           try {
-            target = ns.placement.chooseReplacement(layout, avoid, 0);
+            target = ns.placement.chooseRepairTarget(layout.chunkSize(), health.good(), avoid);
           } catch (IOException noServer) {
             LOG.debug(
                 "{}: no server for a new replica of chunk {} of inode {}: {}",
@@ -237,14 +272,76 @@ public final class Replication {
           }
           avoid.add(target.id());
           copies.add(copy(ref, c, r.getGeneration(), target, sources, mdsClientId));
+          planned++;
         }
+        incomplete |= planned < missing;
       }
       cursor = page.hasMore() ? page.cursor() : null;
     } while (cursor != null);
     if (!removed.isEmpty()) {
       ns.deletions.enqueue(m, inode, removed);
     }
-    return copies;
+    return new Plan(copies, incomplete);
+  }
+
+  /**
+   * What {@link #reconcile} planned.
+   *
+   * <p>Thread-safety: immutable.
+   *
+   * @param copies the copies to send
+   * @param incomplete some chunk still lacks copies that could not be planned now
+   */
+  public record Plan(List<Copy> copies, boolean incomplete) {
+    public Plan {
+      copies = List.copyOf(copies);
+    }
+  }
+
+  /**
+   * The smallest number of good replicas among {@code inode}'s chunks, against its replication: the
+   * repair queue's priority (fewest first). Returns -1 when the file needs nothing (healthy, not a
+   * regular file, open for writing, or gone).
+   */
+  public int neediest(StoreView view, long inode) throws IOException {
+    Inode file = Tree.find(view, inode);
+    if (file == null || !file.isFile() || file.record().hasOpenForWrite()) {
+      return -1;
+    }
+    int want = file.record().getLayout().getReplication();
+    int least = Integer.MAX_VALUE;
+    boolean needs = false;
+    byte[] cursor = null;
+    do {
+      ScanPage page = view.scan(ColumnFamily.CHUNKS, Keys.chunkPrefix(inode), cursor, 1024);
+      for (ScanPage.Entry e : page.entries()) {
+        ChunkRecord c = Records.decodeChunk(e.key(), e.value());
+        ChunkHealth h =
+            ChunkHealth.of(
+                ns.registry,
+                ns.replicaMap,
+                new ChunkRef(inode, Keys.chunkIndex(e.key())),
+                c.getReplicaServerIdsList());
+        int good = h.good().size();
+        if (good != want || c.getReplicaServerIdsCount() != want) {
+          needs = true;
+          least = Math.min(least, good);
+        }
+      }
+      cursor = page.hasMore() ? page.cursor() : null;
+    } while (cursor != null);
+    return needs ? least : -1;
+  }
+
+  private List<Integer> liveOnes(List<Integer> ids) {
+    List<Integer> live = new ArrayList<>(ids.size());
+    for (int id : ids) {
+      DataServer s = ns.registry.server(id);
+      if (s != null && s.live()) {
+        live.add(id);
+      }
+    }
+    return live;
   }
 
   private Copy copy(
@@ -268,13 +365,21 @@ public final class Replication {
             .setMdsEpoch(ClusterOps.EPOCH)
             .setToken(UnsafeByteOperations.unsafeWrap(write))
             .build();
-    return new Copy(ref, c.getVersion(), c.getLengthBytes(), generation, target, request);
+    return new Copy(
+        ref,
+        c.getVersion(),
+        c.getLengthBytes(),
+        generation,
+        target,
+        sources.get(0).getServerId(),
+        request);
   }
 
   /**
    * A confirmed copy: adds its target to the chunk's replica set in {@code m} if the chunk is still
-   * what was copied (same file generation, version and length, file closed) and still short of
-   * replicas; otherwise the new replica goes into the deletion queue.
+   * what was copied (same file generation, version and length, file closed) and still short of good
+   * replicas; once the chunk has enough, the holders that do not count leave its record (live ones
+   * through the deletion queue). Otherwise the new replica goes into the deletion queue.
    *
    * @return whether the replica joined the chunk's replica set
    */
@@ -293,14 +398,38 @@ public final class Replication {
             && file.record().getGeneration() == copy.generation()
             && c != null
             && c.getVersion() == copy.version()
-            && c.getLengthBytes() == copy.length()
-            && c.getReplicaServerIdsCount() < file.record().getLayout().getReplication();
-    if (same && c != null) { // c != null is part of same, spelled out for NullAway
-      m.put(
-          ColumnFamily.CHUNKS,
-          Keys.chunk(ref.inode(), ref.index()),
-          Records.encode(c.toBuilder().addReplicaServerIds(target).build()));
-      return true;
+            && c.getLengthBytes() == copy.length();
+    if (same && c != null && file != null) { // spelled out for NullAway
+      int want = file.record().getLayout().getReplication();
+      ChunkHealth health =
+          ChunkHealth.of(ns.registry, ns.replicaMap, ref, c.getReplicaServerIdsList());
+      if (health.good().size() < want) {
+        List<Integer> holders = new ArrayList<>(c.getReplicaServerIdsList());
+        holders.add(target);
+        List<Integer> drop = new ArrayList<>();
+        if (health.good().size() + 1 >= want) {
+          holders = new ArrayList<>(health.good());
+          holders.add(target);
+          drop.addAll(c.getReplicaServerIdsList());
+          drop.removeAll(holders);
+        }
+        m.put(
+            ColumnFamily.CHUNKS,
+            Keys.chunk(ref.inode(), ref.index()),
+            Records.encode(
+                c.toBuilder().clearReplicaServerIds().addAllReplicaServerIds(holders).build()));
+        List<Integer> tell = liveOnes(drop);
+        if (!tell.isEmpty()) {
+          ns.deletions.enqueue(
+              m, ref.inode(), List.of(new DeletionQueue.Chunk(ref.index(), copy.version(), tell)));
+        }
+        m.afterApply(
+            () -> {
+              ns.replicaMap.clearBad(ref, target);
+              drop.forEach(d -> ns.replicaMap.clearBad(ref, d));
+            });
+        return true;
+      }
     }
     ns.deletions.enqueue(
         m,

@@ -8,6 +8,7 @@ import io.braidfs.mds.namespace.Mutation;
 import io.braidfs.mds.namespace.Namespace;
 import io.braidfs.proto.ChunkReportResponse;
 import io.braidfs.proto.HeartbeatResponse;
+import io.braidfs.proto.ReplicaChangesResponse;
 import io.braidfs.proto.ReportCorruptReplicasResponse;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
@@ -26,7 +27,10 @@ final class ClusterHandlers {
   private final ClusterOps ops;
   private final Journal journal;
 
-  ClusterHandlers(Namespace ns, ClusterOps ops, Journal journal) {
+  private final Replicator replicator;
+
+  ClusterHandlers(Namespace ns, ClusterOps ops, Journal journal, Replicator replicator) {
+    this.replicator = replicator;
     this.ns = ns;
     this.ops = ops;
     this.journal = journal;
@@ -36,7 +40,8 @@ final class ClusterHandlers {
     b.handle(
         RpcMethod.REGISTER_DATA_SERVER,
         c -> {
-          var response = ops.register(c.request());
+          var response = ops.register(c.request(), c.caller().remoteAddress());
+          replicator.retryWaiting(); // a server more may take copies that found no target
           LOG.info(
               "{}: data server {} registered at {}:{}",
               ns,
@@ -69,14 +74,7 @@ final class ClusterHandlers {
     b.handle(
         RpcMethod.CHUNK_REPORT,
         c -> {
-          // Reconciling full reports (re-replication, stray replicas) comes with the data
-          // servers; until then the report is acknowledged and counted.
-          LOG.debug(
-              "{}: chunk report part {} from server {}: {} replicas",
-              ns,
-              c.request().getPartIndex(),
-              c.request().getServerId(),
-              c.request().getReplicasCount());
+          replicator.requestChunks(ops.reports().fullReport(c.request()));
           c.reply(ChunkReportResponse.getDefaultInstance());
         },
         readPool);
@@ -84,19 +82,19 @@ final class ClusterHandlers {
     b.handle(
         RpcMethod.REPORT_CORRUPT_REPLICAS,
         c -> {
-          c.request()
-              .getReplicasList()
-              .forEach(
-                  r ->
-                      LOG.warn(
-                          "{}: server {} reports corrupt replica of chunk {}/{} v{}: {}",
-                          ns,
-                          c.request().getServerId(),
-                          r.getChunk().getInodeId(),
-                          r.getChunk().getChunkIndex(),
-                          r.getVersion(),
-                          r.getReason()));
+          replicator.requestChunks(
+              ops.reports()
+                  .corrupt(
+                      c.request().getReplicasList(),
+                      "ds" + Integer.toUnsignedString(c.request().getServerId())));
           c.reply(ReportCorruptReplicasResponse.getDefaultInstance());
+        },
+        readPool);
+    b.handle(
+        RpcMethod.REPLICA_CHANGES,
+        c -> {
+          replicator.requestChunks(ops.reports().changes(c.request()));
+          c.reply(ReplicaChangesResponse.getDefaultInstance());
         },
         readPool);
   }

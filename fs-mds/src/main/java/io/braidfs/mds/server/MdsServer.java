@@ -10,13 +10,16 @@ import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
+import io.braidfs.mds.cluster.AdminState;
 import io.braidfs.mds.cluster.ChunkPlacement;
 import io.braidfs.mds.cluster.DataServer;
 import io.braidfs.mds.cluster.DataServerRegistry;
+import io.braidfs.mds.cluster.MdsClusterConfigKeys;
 import io.braidfs.mds.journal.SyncStats;
 import io.braidfs.mds.journal.WalJournal;
 import io.braidfs.mds.lease.Lease;
 import io.braidfs.mds.lease.LeaseManager;
+import io.braidfs.mds.namespace.AdminOps;
 import io.braidfs.mds.namespace.ClusterOps;
 import io.braidfs.mds.namespace.FileConcat;
 import io.braidfs.mds.namespace.FileWrites;
@@ -86,6 +89,7 @@ public final class MdsServer implements Service {
   private @Nullable Replicator replicator;
   private @Nullable Namespace namespace;
   private byte @Nullable [] retrySweepCursor;
+  private boolean inGrace = true;
 
   /** A server configured by {@code config} (braid.mds.*); nothing runs until {@link #start()}. */
   public MdsServer(BraidConfig config) {
@@ -136,6 +140,8 @@ public final class MdsServer implements Service {
       LOG.info("{}: formatted a new namespace in {}", id, StoreOptions.from(config).dir());
     }
     ns.load();
+    AdminOps admin = new AdminOps(ns);
+    admin.load();
 
     ExecutorService mutations =
         new ThreadPoolExecutor(
@@ -171,10 +177,22 @@ public final class MdsServer implements Service {
     Replication replication = new Replication(ns, config.get(NamespaceConfigKeys.MAX_REPLICATION));
     RpcClient replicatorRpc =
         RpcClient.builder("braid-" + id + "-replicator").options(RpcOptions.from(config)).build();
-    Replicator rep = new Replicator(id, ns, replication, j, mutationThread, mon, replicatorRpc);
+    Replicator rep =
+        new Replicator(
+            id,
+            ns,
+            replication,
+            j,
+            mutationThread,
+            mon,
+            replicatorRpc,
+            config.get(MdsClusterConfigKeys.REPAIR_COPIES),
+            config.get(MdsClusterConfigKeys.REPAIR_COPIES_PER_SERVER));
     replicator = rep;
     replicatorRpc.start();
     ns.onReplicationChange(rep::request);
+    ClusterOps clusterOps = new ClusterOps(ns);
+    clusterOps.reports().copyingWith(rep::copying);
     new MetadataHandlers(
             reads,
             writes,
@@ -184,28 +202,70 @@ public final class MdsServer implements Service {
             runner,
             audit,
             rpcOptions,
-            config.get(MdsStoreConfigKeys.CACHE_ENTRIES) > 0 ? s.cacheOnly() : null)
+            config.get(MdsStoreConfigKeys.CACHE_ENTRIES) > 0 ? s.cacheOnly() : null,
+            chunks -> rep.requestChunks(chunks),
+            clusterOps.reports())
         .register(b, readPool, mutationThread);
-    new ClusterHandlers(ns, new ClusterOps(ns), j).register(b, readPool, mutationThread);
+    new ClusterHandlers(ns, clusterOps, j, rep).register(b, readPool, mutationThread);
+    new AdminHandlers(admin, rep, j, ns).register(b, readPool, mutationThread);
     RpcServer server = b.build();
     rpc = server;
     server.start();
 
     long period = Math.max(100, registry.heartbeatInterval().toMillis() / 2);
     mon.scheduleWithFixedDelay(
-        () -> mutations.execute(() -> housekeeping(ns, registry, leases, runner)),
+        () -> mutations.execute(() -> housekeeping(ns, registry, leases, runner, admin, rep)),
         period,
         period,
         TimeUnit.MILLISECONDS);
+    rep.startRetries();
+    long scanMs = config.get(MdsClusterConfigKeys.REPAIR_SCAN_INTERVAL).toMillis();
+    mon.scheduleWithFixedDelay(rep::scanAll, scanMs, scanMs, TimeUnit.MILLISECONDS);
     LOG.info("{}: serving on {}", id, server.boundAddress());
   }
 
-  /** Dead data servers, expired leases, the retry cache; runs on the namespace thread. */
+  /**
+   * Dead data servers (their chunks re-replicated), the end of the start-up grace, finished
+   * decommissions, expired leases, the retry cache; runs on the namespace thread.
+   */
   private void housekeeping(
-      Namespace ns, DataServerRegistry registry, LeaseManager leases, MutationRunner runner) {
+      Namespace ns,
+      DataServerRegistry registry,
+      LeaseManager leases,
+      MutationRunner runner,
+      AdminOps admin,
+      Replicator rep) {
     try {
+      boolean grace = registry.inStartupGrace();
+      if (inGrace && !grace) {
+        LOG.info("{}: start-up grace over; checking every chunk's replication", id);
+        ScheduledExecutorService mon = monitor;
+        if (mon != null) {
+          mon.execute(rep::scanAll);
+        }
+      }
+      inGrace = grace;
       for (DataServer dead : registry.expireDeadServers()) {
         LOG.warn("{}: data server {} missed its heartbeats; marked dead", id, dead);
+        if (dead.state() == AdminState.IN_MAINTENANCE) {
+          continue; // its replicas still count
+        }
+        rep.requestChunks(ns.replicaMap().chunksOf(dead.id()));
+        if (!ns.replicaMap().hasReported(dead.id())) {
+          ScheduledExecutorService mon = monitor;
+          if (mon != null) {
+            mon.execute(rep::scanAll); // what it held is known only from the chunk records
+          }
+        }
+      }
+      if (!grace) {
+        Mutation states = ns.newMutation();
+        admin.finishDecommissions(states);
+        WalJournal j = journal;
+        if (!states.isEmpty() && j != null) {
+          j.append("decommissioned", states.batch());
+        }
+        states.applied();
       }
       for (Lease expired : leases.expired()) {
         LOG.info(

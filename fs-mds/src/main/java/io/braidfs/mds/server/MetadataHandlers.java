@@ -46,6 +46,9 @@ final class MetadataHandlers {
   private final RpcOptions rpc;
   private final @Nullable StoreView cache;
 
+  private final java.util.function.Consumer<java.util.List<io.braidfs.mds.cluster.ChunkRef>> repair;
+  private final io.braidfs.mds.namespace.ChunkReports reports;
+
   MetadataHandlers(
       NamespaceReads reads,
       NamespaceWrites writes,
@@ -55,7 +58,11 @@ final class MetadataHandlers {
       MutationRunner runner,
       Audit audit,
       RpcOptions rpc,
-      @Nullable StoreView cache) {
+      @Nullable StoreView cache,
+      java.util.function.Consumer<java.util.List<io.braidfs.mds.cluster.ChunkRef>> repair,
+      io.braidfs.mds.namespace.ChunkReports reports) {
+    this.repair = repair;
+    this.reports = reports;
     this.reads = reads;
     this.writes = writes;
     this.files = files;
@@ -181,18 +188,8 @@ final class MetadataHandlers {
     b.handle(
         RpcMethod.REPORT_BAD_REPLICA,
         c -> {
-          c.request()
-              .getReplicasList()
-              .forEach(
-                  r ->
-                      LOG.warn(
-                          "bad replica reported by {}: chunk {}/{} v{} on server {}: {}",
-                          c.caller(),
-                          r.getChunk().getInodeId(),
-                          r.getChunk().getChunkIndex(),
-                          r.getVersion(),
-                          r.getServerId(),
-                          r.getReason()));
+          // The replica stops counting and leaves what readers get; repair copies a good one.
+          repair.accept(reports.corrupt(c.request().getReplicasList(), "reader " + c.caller()));
           c.reply(ReportBadReplicaResponse.getDefaultInstance());
         },
         readPool);

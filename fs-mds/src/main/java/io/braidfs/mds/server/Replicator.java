@@ -3,55 +3,72 @@ package io.braidfs.mds.server;
 import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.mds.cluster.ChunkRef;
+import io.braidfs.mds.cluster.DataServerRegistry;
 import io.braidfs.mds.journal.Journal;
 import io.braidfs.mds.namespace.Mutation;
 import io.braidfs.mds.namespace.Namespace;
 import io.braidfs.mds.namespace.Replication;
-import io.braidfs.mds.namespace.Replication.ChunkRef;
 import io.braidfs.mds.namespace.Replication.Copy;
+import io.braidfs.mds.namespace.Replication.Plan;
+import io.braidfs.mds.store.ColumnFamily;
+import io.braidfs.mds.store.Keys;
+import io.braidfs.mds.store.ScanPage;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes files' chunks match their replication: for each file it is told about ({@link #request}),
- * it trims extra replicas and sends each missing one as a CopyChunk straight to the chosen data
- * server, which copies the chunk from a holder and verifies it; the answer is the confirmation, and
- * only then does the replica join the chunk's replica set (a journaled mutation).
+ * Keeps every file's chunks at its replication: re-replication of replicas lost with a data server
+ * or found bad, draining of decommissioning servers, and replication changes. Files wait in a queue
+ * ordered by their least-replicated chunk (fewest good replicas first, HDFS's priority queues);
+ * each is reconciled on the mutation thread ({@link Replication#reconcile}), which trims extra
+ * replicas and plans copies; each copy is a CopyChunk sent straight to the chosen data server,
+ * which copies the chunk from a holder and verifies it, so the answer is the confirmation and only
+ * then does the replica join the chunk's set (a journaled mutation).
  *
  * <p>Why direct calls rather than commands in heartbeat answers (HDFS's DNA_TRANSFER): the answer
  * to the call is the confirmation, so the MDS needs no report and no bookkeeping of commands handed
- * out, and data servers already serve CopyChunk (writers use it to seed replacements). At most
- * {@link #MAX_IN_FLIGHT} copies run at once; the rest wait for a slot. Re-replication of lost
- * replicas (a data server's death, a corrupt replica) is meant to grow from here: a queue of chunks
- * by risk in place of the queue of files, per-server limits, and a scan after an MDS start (today a
- * change whose copies an MDS restart interrupted stays short until the file's replication is set
- * again).
+ * out, and data servers already serve CopyChunk (writers use it to seed replacements).
  *
- * <p>Thread-safety: {@link #request} is thread-safe; everything else runs on the mutation thread.
+ * <p>Throttling: at most {@code repair-copies} copies at once in the cluster, and at most {@code
+ * repair-copies-per-server} per data server as target or first source, so foreground I/O keeps
+ * going; data servers also limit their copy bandwidth. A file whose copies could not all be planned
+ * (limits, no room, no readable source) waits and is looked at again when a copy finishes and every
+ * few seconds.
+ *
+ * <p>Triggers: a file's replication changed or it closed short of replicas ({@link #request}); a
+ * server died, was decommissioned or reported bad replicas ({@link #requestChunks}); and a scan of
+ * every chunk ({@link #scanAll}) at the end of the start-up grace, after the death of a server that
+ * has not reported since the MDS started, and periodically. Nothing is copied during the start-up
+ * grace, while data servers are still reporting what they hold.
+ *
+ * <p>Thread-safety: {@link #request}, {@link #requestChunks}, {@link #scanAll} and the counters are
+ * thread-safe; everything else runs on the mutation thread.
  */
 final class Replicator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Replicator.class);
 
-  /** The most copies under way at once. */
-  static final int MAX_IN_FLIGHT = 16;
-
-  /** How long one chunk copy may take (a 64 MiB chunk read and written once). */
+  /** How long one chunk copy may take (a 64 MiB chunk read and written once, throttled). */
   static final Duration COPY_TIMEOUT = Duration.ofMinutes(5);
 
-  /** How long after a failed copy the file is looked at again. */
+  /** How often files whose copies could not all be planned are looked at again. */
   static final long RETRY_MS = 1000;
 
   private final String id;
@@ -61,12 +78,33 @@ final class Replicator implements AutoCloseable {
   private final Executor mutationThread;
   private final ScheduledExecutorService scheduler;
   private final RpcClient rpc;
+  private final DataServerRegistry registry;
+  private final int maxCopies;
+  private final int maxPerServer;
 
   // Mutation thread only.
   private final Map<ChunkRef, Set<Integer>> inFlight = new HashMap<>();
   private final Map<ChunkRef, Set<Integer>> failed = new HashMap<>();
-  private final Set<Long> waiting = new LinkedHashSet<>();
-  private int copies;
+  private final PriorityQueue<Queued> queue = new PriorityQueue<>();
+  private final Map<Long, Integer> queued = new HashMap<>();
+  private final Set<Long> deferred = new LinkedHashSet<>();
+  private long seq;
+
+  // Read by the admin report on other threads.
+  private final Map<Integer, Integer> perServer = new ConcurrentHashMap<>();
+  private final Set<String> copyTargets = ConcurrentHashMap.newKeySet();
+  private volatile int copies;
+  private volatile int waiting;
+  private final AtomicBoolean scanning = new AtomicBoolean();
+
+  /** A file in the queue: fewest good replicas first, then first come. */
+  private record Queued(int priority, long seq, long inode) implements Comparable<Queued> {
+    @Override
+    public int compareTo(Queued o) {
+      int c = Integer.compare(priority, o.priority);
+      return c != 0 ? c : Long.compare(seq, o.seq);
+    }
+  }
 
   Replicator(
       String id,
@@ -75,7 +113,9 @@ final class Replicator implements AutoCloseable {
       Journal journal,
       Executor mutationThread,
       ScheduledExecutorService scheduler,
-      RpcClient rpc) {
+      RpcClient rpc,
+      int maxCopies,
+      int maxPerServer) {
     this.id = id;
     this.ns = ns;
     this.replication = replication;
@@ -83,48 +123,175 @@ final class Replicator implements AutoCloseable {
     this.mutationThread = mutationThread;
     this.scheduler = scheduler;
     this.rpc = rpc;
+    this.registry = ns.registry();
+    this.maxCopies = maxCopies;
+    this.maxPerServer = maxPerServer;
   }
 
   /** Looks at {@code inode}'s chunks soon, on the mutation thread. */
   void request(long inode) {
-    try {
-      mutationThread.execute(() -> reconcile(inode));
-    } catch (RejectedExecutionException closing) {
-      LOG.debug("{}: stopping; replication of inode {} not looked at", id, inode);
+    onMutationThread(() -> enqueue(inode), "replication of inode " + inode);
+  }
+
+  /** Looks at the files of {@code chunks} soon. */
+  void requestChunks(Collection<ChunkRef> chunks) {
+    Set<Long> inodes = new LinkedHashSet<>();
+    chunks.forEach(c -> inodes.add(c.inode()));
+    if (!inodes.isEmpty()) {
+      onMutationThread(
+          () -> {
+            inodes.forEach(this::enqueue);
+          },
+          inodes.size() + " files");
     }
   }
 
-  /** The copies under way (mutation thread). */
+  /**
+   * Checks every chunk against its file's replication, on the calling thread against the written
+   * store, and queues the files that need copies or trimming. At most one scan runs at a time.
+   */
+  void scanAll() {
+    if (!scanning.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      List<Long> needy = new ArrayList<>();
+      long last = -1;
+      byte[] cursor = null;
+      do {
+        ScanPage page = ns.store().scan(ColumnFamily.CHUNKS, new byte[0], cursor, 4096);
+        for (ScanPage.Entry e : page.entries()) {
+          long inode = Keys.chunkInode(e.key());
+          if (inode != last) {
+            last = inode;
+            if (replication.neediest(ns.store(), inode) >= 0) {
+              needy.add(inode);
+            }
+          }
+        }
+        cursor = page.hasMore() ? page.cursor() : null;
+      } while (cursor != null);
+      if (!needy.isEmpty()) {
+        LOG.info("{}: replication scan: {} files need copies or trimming", id, needy.size());
+        onMutationThread(() -> needy.forEach(this::enqueue), needy.size() + " files");
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("{}: replication scan failed: {}", id, e.toString());
+    } finally {
+      scanning.set(false);
+    }
+  }
+
+  /** Looks again soon at files whose copies could not all be planned. */
+  void retryWaiting() {
+    onMutationThread(this::pump, "waiting files");
+  }
+
+  /** Looks again at files that waited, and starts what the queue holds (mutation thread). */
+  void pump() {
+    if (!deferred.isEmpty()) {
+      List<Long> again = new ArrayList<>(deferred);
+      deferred.clear();
+      again.forEach(this::enqueue);
+      return; // enqueue pumped
+    }
+    drain();
+  }
+
+  /**
+   * Whether a copy of {@code chunk} to {@code serverId} is under way (its replica there is about to
+   * join the chunk's holders). Read off the mutation thread, so a snapshot.
+   */
+  boolean copying(ChunkRef chunk, int serverId) {
+    return copyTargets.contains(chunk.inode() + "/" + chunk.index() + "@" + serverId);
+  }
+
+  /** Copies under way. */
   int copiesInFlight() {
     return copies;
   }
 
-  private void reconcile(long inode) {
-    int room = MAX_IN_FLIGHT - copies;
-    Mutation m = ns.newMutation();
-    List<Copy> planned;
+  /** Copies under way with {@code serverId} as target or first source. */
+  int copiesInFlight(int serverId) {
+    return perServer.getOrDefault(serverId, 0);
+  }
+
+  /** Files waiting for copies (queued or deferred). */
+  int waiting() {
+    return waiting;
+  }
+
+  private void enqueue(long inode) {
+    int priority;
     try {
-      planned = replication.reconcile(m, inode, inFlight, failed, rpc.clientId(), room);
+      priority = replication.neediest(ns.decided(), inode);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("{}: cannot look at inode {}: {}", id, inode, e.toString());
+      return;
+    }
+    if (priority < 0) {
+      return;
+    }
+    Integer already = queued.get(inode);
+    if (already == null || priority < already) {
+      queued.put(inode, priority);
+      queue.add(new Queued(priority, seq++, inode));
+    }
+    drain();
+  }
+
+  private void drain() {
+    if (registry.inStartupGrace()) {
+      updateWaiting();
+      return; // data servers are still reporting what they hold
+    }
+    while (copies < maxCopies && !queue.isEmpty()) {
+      Queued q = queue.poll();
+      Integer current = queued.get(q.inode());
+      if (current == null || current != q.priority()) {
+        continue; // superseded by a more urgent entry
+      }
+      queued.remove(q.inode());
+      reconcile(q.inode());
+    }
+    updateWaiting();
+  }
+
+  private void reconcile(long inode) {
+    Mutation m = ns.newMutation();
+    Plan plan;
+    try {
+      plan =
+          replication.reconcile(
+              m,
+              inode,
+              new Replication.Limits(
+                  inFlight, failed, s -> perServer.getOrDefault(s, 0) >= maxPerServer),
+              rpc.clientId(),
+              maxCopies - copies);
       if (!m.isEmpty()) {
-        journal.append("setrep inode " + inode, m.batch());
+        journal.append("replication of inode " + inode, m.batch());
       }
       m.applied();
     } catch (IOException | RuntimeException e) {
       abandon(inode, e);
       return;
     }
-    if (planned.size() >= room) {
-      waiting.add(inode); // it may want more than there was room for
+    if (plan.incomplete()) {
+      deferred.add(inode);
     }
-    for (Copy c : planned) {
+    for (Copy c : plan.copies()) {
       send(c);
     }
   }
 
   private void send(Copy c) {
     inFlight.computeIfAbsent(c.chunk(), k -> new HashSet<>()).add(c.target().id());
+    copyTargets.add(c.chunk().inode() + "/" + c.chunk().index() + "@" + c.target().id());
     copies++;
-    LOG.debug("{}: copying chunk {} to {}", id, c.chunk(), c.target());
+    perServer.merge(c.target().id(), 1, Integer::sum);
+    perServer.merge(c.source(), 1, Integer::sum);
+    LOG.debug("{}: copying chunk {} from ds{} to {}", id, c.chunk(), c.source(), c.target());
     rpc.call(
             HostPort.of(c.target().toReplicaLocation()),
             RpcMethod.COPY_CHUNK,
@@ -136,31 +303,27 @@ final class Replicator implements AutoCloseable {
               if (response != null) {
                 response.close();
               }
-              try {
-                mutationThread.execute(() -> finished(c, failure));
-              } catch (RejectedExecutionException closing) {
-                LOG.debug("{}: stopping; copy of chunk {} not recorded", id, c.chunk());
-              }
+              onMutationThread(() -> finished(c, failure), "copy of chunk " + c.chunk());
             });
   }
 
   private void finished(Copy c, Throwable failure) {
+    // Heartbeats (this thread too) check deletions against the records as decided, which from
+    // here on include the copy.
+    copyTargets.remove(c.chunk().inode() + "/" + c.chunk().index() + "@" + c.target().id());
     Set<Integer> going = inFlight.get(c.chunk());
     if (going != null && going.remove(c.target().id()) && going.isEmpty()) {
       inFlight.remove(c.chunk());
     }
     copies--;
+    perServer.computeIfPresent(c.target().id(), (k, v) -> v > 1 ? v - 1 : null);
+    perServer.computeIfPresent(c.source(), (k, v) -> v > 1 ? v - 1 : null);
     long inode = c.chunk().inode();
     if (failure != null) {
       LOG.warn(
-          "{}: copy of chunk {} of inode {} to {} failed: {}",
-          id,
-          c.chunk().index(),
-          inode,
-          c.target(),
-          failure.toString());
+          "{}: copy of chunk {} to {} failed: {}", id, c.chunk(), c.target(), failure.toString());
       failed.computeIfAbsent(c.chunk(), k -> new HashSet<>()).add(c.target().id());
-      later(inode);
+      deferred.add(inode);
     } else {
       Mutation m = ns.newMutation();
       try {
@@ -169,35 +332,19 @@ final class Replicator implements AutoCloseable {
         m.applied();
         if (joined) {
           failed.remove(c.chunk());
+          LOG.debug("{}: chunk {} has a new replica on {}", id, c.chunk(), c.target());
         }
       } catch (IOException | RuntimeException e) {
         abandon(inode, e);
         return;
       }
-      reconcile(inode);
+      enqueue(inode); // trims what the new replica made extra, or plans the next copy
     }
-    drainWaiting();
+    pump();
   }
 
-  private void drainWaiting() {
-    while (copies < MAX_IN_FLIGHT && !waiting.isEmpty()) {
-      ArrayDeque<Long> next = new ArrayDeque<>(waiting);
-      waiting.clear();
-      for (long inode : next) {
-        reconcile(inode);
-      }
-      if (next.size() == waiting.size()) {
-        return; // nothing changed: wait for copies to finish
-      }
-    }
-  }
-
-  private void later(long inode) {
-    try {
-      scheduler.schedule(() -> request(inode), RETRY_MS, TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException closing) {
-      LOG.debug("{}: stopping; replication of inode {} not retried", id, inode);
-    }
+  private void updateWaiting() {
+    waiting = queued.size() + deferred.size();
   }
 
   private void abandon(long inode, Exception e) {
@@ -207,7 +354,25 @@ final class Replicator implements AutoCloseable {
       e.addSuppressed(reload);
     }
     LOG.warn("{}: replication of inode {} failed: {}", id, inode, e.toString());
-    later(inode);
+    deferred.add(inode);
+    updateWaiting();
+  }
+
+  private void onMutationThread(Runnable task, String what) {
+    try {
+      mutationThread.execute(task);
+    } catch (RejectedExecutionException closing) {
+      LOG.debug("{}: stopping; {} not looked at", id, what);
+    }
+  }
+
+  /** Schedules {@link #pump} every {@link #RETRY_MS} on the mutation thread. */
+  void startRetries() {
+    scheduler.scheduleWithFixedDelay(
+        () -> onMutationThread(this::pump, "waiting files"),
+        RETRY_MS,
+        RETRY_MS,
+        TimeUnit.MILLISECONDS);
   }
 
   @Override

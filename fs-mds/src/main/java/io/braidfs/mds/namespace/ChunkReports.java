@@ -1,0 +1,278 @@
+package io.braidfs.mds.namespace;
+
+import io.braidfs.mds.cluster.AdminState;
+import io.braidfs.mds.cluster.ChunkRef;
+import io.braidfs.mds.cluster.ReplicaMap;
+import io.braidfs.mds.store.proto.ChunkRecord;
+import io.braidfs.proto.BadReplica;
+import io.braidfs.proto.ChunkId;
+import io.braidfs.proto.ChunkReportRequest;
+import io.braidfs.proto.ChunkState;
+import io.braidfs.proto.ReplicaChangesRequest;
+import io.braidfs.proto.ReplicaReport;
+import io.braidfs.proto.ReplicaState;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiPredicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles what data servers report holding with what the chunk records say (HDFS's block report
+ * processing). For each replica of a full report, a change report or a corruption report:
+ *
+ * <ul>
+ *   <li><b>orphan</b> (no such chunk) and <b>stale</b> (older version than the chunk's) replicas
+ *       are deleted, and a stale one on a recorded holder marks that holder's replica missing;
+ *   <li>a <b>corrupt</b> replica of a holder is marked corrupt (it stops counting and readers no
+ *       longer get it) and its chunk is re-replicated, after which the replica is deleted;
+ *   <li>a finished replica on a server that is <b>not a holder</b> (over-replication, or a server
+ *       that came back after its replicas were copied elsewhere) is deleted;
+ *   <li>a holder that no longer reports a replica of a closed file has it marked <b>missing</b>.
+ * </ul>
+ *
+ * Chunks of files open for writing are left to their writer. Deletions found here are soft state,
+ * handed to the server in its next heartbeat answers after a last check on the mutation thread; if
+ * the MDS restarts first, the server's next report finds them again.
+ *
+ * <p>Thread-safety: thread-safe. Reports are read on the read pool against the written store;
+ * {@link #deletionsFor} runs on the mutation thread.
+ */
+public final class ChunkReports {
+  private static final Logger LOG = LoggerFactory.getLogger(ChunkReports.class);
+
+  private final Namespace ns;
+  private final Map<Integer, Set<ChunkState>> deletions = new ConcurrentHashMap<>();
+  private volatile BiPredicate<ChunkRef, Integer> copying = (c, s) -> false;
+
+  ChunkReports(Namespace ns) {
+    this.ns = ns;
+  }
+
+  /** Tells which chunks have a copy to a server under way (their replicas are not extra). */
+  public void copyingWith(BiPredicate<ChunkRef, Integer> copying) {
+    this.copying = copying;
+  }
+
+  /**
+   * One part of a full report; on the last, reconciles the whole.
+   *
+   * @return the chunks that need repair
+   */
+  public List<ChunkRef> fullReport(ChunkReportRequest req) throws IOException {
+    int server = req.getServerId();
+    ReplicaMap.FullReport full =
+        ns.replicaMap.fullReportPart(
+            server,
+            req.getReportId(),
+            req.getPartIndex(),
+            req.getLastPart(),
+            req.getReplicasList());
+    if (full == null) {
+      return List.of();
+    }
+    List<ChunkRef> repair = new ArrayList<>();
+    List<ChunkState> delete = new ArrayList<>();
+    for (Map.Entry<ChunkRef, ReplicaMap.Reported> e : full.replicas().entrySet()) {
+      reconcile(server, e.getKey(), e.getValue(), repair, delete);
+    }
+    for (ChunkRef gone : full.gone()) {
+      lost(server, gone, repair);
+    }
+    addDeletions(server, delete);
+    LOG.info(
+        "{}: full report of ds{}: {} replicas, {} to repair, {} to delete",
+        ns.id,
+        Integer.toUnsignedString(server),
+        full.replicas().size(),
+        repair.size(),
+        delete.size());
+    maybeEndGrace();
+    return repair;
+  }
+
+  /** Replicas finalized or removed since the server's last report. */
+  public List<ChunkRef> changes(ReplicaChangesRequest req) throws IOException {
+    int server = req.getServerId();
+    List<ChunkRef> repair = new ArrayList<>();
+    List<ChunkState> delete = new ArrayList<>();
+    for (ReplicaReport r : req.getFinalizedList()) {
+      ns.replicaMap.finalized(server, r);
+      reconcile(server, ChunkRef.of(r.getId()), ReplicaMap.Reported.of(r), repair, delete);
+    }
+    for (ReplicaReport r : req.getRemovedList()) {
+      ChunkRef ref = ChunkRef.of(r.getId());
+      ns.replicaMap.removed(server, ref);
+      lost(server, ref, repair);
+    }
+    addDeletions(server, delete);
+    return repair;
+  }
+
+  /**
+   * Replicas found corrupt, by their own server's scrubber or by a reader. A report naming a
+   * version other than the chunk's, or a server that is not a holder, changes nothing.
+   *
+   * @return the chunks that need repair
+   */
+  public List<ChunkRef> corrupt(List<BadReplica> replicas, String reporter) throws IOException {
+    List<ChunkRef> repair = new ArrayList<>();
+    for (BadReplica b : replicas) {
+      ChunkRef ref = ChunkRef.of(b.getChunk());
+      ChunkRecord c = ns.chunk(ns.store, ref.inode(), Integer.toUnsignedLong(ref.index()));
+      if (c == null
+          || c.getVersion() != b.getVersion()
+          || !c.getReplicaServerIdsList().contains(b.getServerId())) {
+        LOG.info(
+            "{}: {} reports a bad replica of {} that is no longer current", ns.id, reporter, ref);
+        continue;
+      }
+      LOG.warn(
+          "{}: {} reports the replica of chunk {} v{} on ds{} corrupt: {}",
+          ns.id,
+          reporter,
+          ref,
+          b.getVersion(),
+          Integer.toUnsignedString(b.getServerId()),
+          b.getReason());
+      ns.replicaMap.markBad(ref, b.getServerId(), ReplicaMap.Bad.CORRUPT);
+      repair.add(ref);
+    }
+    return repair;
+  }
+
+  /**
+   * The deletions found for {@code serverId}, each checked again against the records as decided now
+   * (mutation thread): a replica that became a holder's since it was reported stays.
+   */
+  List<ChunkState> deletionsFor(int serverId, int max) throws IOException {
+    Set<ChunkState> pending = deletions.get(serverId);
+    if (pending == null || pending.isEmpty() || max <= 0) {
+      return List.of();
+    }
+    List<ChunkState> out = new ArrayList<>();
+    for (ChunkState s : List.copyOf(pending)) {
+      if (out.size() >= max) {
+        break;
+      }
+      pending.remove(s);
+      ChunkRef ref = ChunkRef.of(s.getId());
+      ChunkRecord c = ns.chunk(ns.decided, ref.inode(), Integer.toUnsignedLong(ref.index()));
+      boolean wanted =
+          c != null
+              && c.getReplicaServerIdsList().contains(serverId)
+              && c.getVersion() <= s.getVersion();
+      if (!wanted && !copying.test(ref, serverId)) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
+
+  private void reconcile(
+      int server,
+      ChunkRef ref,
+      ReplicaMap.Reported r,
+      List<ChunkRef> repair,
+      List<ChunkState> delete)
+      throws IOException {
+    ChunkRecord c = ns.chunk(ns.store, ref.inode(), Integer.toUnsignedLong(ref.index()));
+    if (c == null) {
+      if (r.state() != ReplicaState.REPLICA_STATE_WRITING) {
+        delete.add(state(ref, r.version(), r.length())); // orphan
+      }
+      return;
+    }
+    if (openForWrite(ref.inode())) {
+      return; // its writer moves replicas between versions; judged once it is closed
+    }
+    boolean holder = c.getReplicaServerIdsList().contains(server);
+    if (r.version() < c.getVersion()) {
+      if (holder) {
+        ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.MISSING);
+        repair.add(ref);
+      } else {
+        delete.add(state(ref, r.version(), r.length()));
+      }
+      return;
+    }
+    if (r.version() > c.getVersion()) {
+      return; // written past what the MDS recorded; left to lease recovery
+    }
+    if (r.state() == ReplicaState.REPLICA_STATE_CORRUPT) {
+      if (holder) {
+        ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.CORRUPT);
+        repair.add(ref);
+      } else {
+        delete.add(state(ref, r.version(), r.length()));
+      }
+      return;
+    }
+    if (holder) {
+      if (ns.replicaMap.badReplicas(ref).get(server) == ReplicaMap.Bad.MISSING) {
+        ns.replicaMap.clearBad(ref, server); // it is back
+      }
+      return;
+    }
+    if (r.state() == ReplicaState.REPLICA_STATE_FINALIZED && !copying.test(ref, server)) {
+      delete.add(state(ref, r.version(), r.length())); // extra: the chunk has its holders
+    }
+  }
+
+  /** A holder no longer has its replica of a closed file's chunk. */
+  private void lost(int server, ChunkRef ref, List<ChunkRef> repair) throws IOException {
+    ChunkRecord c = ns.chunk(ns.store, ref.inode(), Integer.toUnsignedLong(ref.index()));
+    if (c != null && c.getReplicaServerIdsList().contains(server) && !openForWrite(ref.inode())) {
+      ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.MISSING);
+      repair.add(ref);
+    }
+  }
+
+  private boolean openForWrite(long inode) throws IOException {
+    Inode file = Tree.find(ns.store, inode);
+    return file != null && file.record().hasOpenForWrite();
+  }
+
+  private void addDeletions(int server, List<ChunkState> delete) {
+    if (!delete.isEmpty()) {
+      deletions.computeIfAbsent(server, k -> ConcurrentHashMap.newKeySet()).addAll(delete);
+    }
+  }
+
+  /**
+   * Ends the start-up grace once every server named as a holder at load (other than decommissioned
+   * ones) has reported.
+   */
+  private void maybeEndGrace() {
+    if (!ns.registry.inStartupGrace()) {
+      return;
+    }
+    Set<Integer> waiting = new HashSet<>(ns.holdersAtLoad());
+    waiting.removeAll(ns.replicaMap.reportedServers());
+    waiting.removeIf(id -> ns.registry.state(id) == AdminState.DECOMMISSIONED);
+    if (waiting.isEmpty()) {
+      LOG.info(
+          "{}: every data server holding replicas has reported; the start-up grace ends", ns.id);
+      ns.registry.endStartupGrace();
+    }
+  }
+
+  private static ChunkState state(ChunkRef ref, long version, long length) {
+    return ChunkState.newBuilder()
+        .setId(ChunkId.newBuilder().setInodeId(ref.inode()).setChunkIndex(ref.index()))
+        .setVersion(version)
+        .setLength(length)
+        .build();
+  }
+
+  /** For tests and the status page: deletions waiting for a server's next heartbeat. */
+  int pendingDeletions(int serverId) {
+    Set<ChunkState> pending = deletions.get(serverId);
+    return pending == null ? 0 : pending.size();
+  }
+}
