@@ -4,6 +4,7 @@ import static io.braidfs.mds.cluster.ClusterFixture.layout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.layout.Layout;
@@ -79,7 +80,7 @@ class ChunkPlacementTest {
             Status.UNAVAILABLE,
             () -> placement.chooseChunkSet(layout, client),
             "needs " + replication,
-            servers + " live");
+            "in service, " + servers);
         continue;
       }
       List<List<DataServer>> set = placement.chooseChunkSet(layout, client);
@@ -260,8 +261,54 @@ class ChunkPlacementTest {
     assertStatus(
         Status.UNAVAILABLE,
         () -> placement.chooseChunkSet(layout(1, 3), null),
-        "replication 3 needs 3 live data servers, 1 live");
+        "replication 3 needs 3 live data servers in service, 1");
     assertThat(placement.chooseChunkSet(layout(4, 1), null)).allMatch(c -> c.get(0).id() == a);
+  }
+
+  @Test
+  void duringTheStartupGraceTooFewServersIsBusyNotUnavailable() throws IOException {
+    BraidConfig graceful =
+        BraidConfig.builder()
+            .set(MdsClusterConfigKeys.MIN_FREE, ClusterFixture.MIN_FREE)
+            .set(MdsClusterConfigKeys.STARTUP_GRACE, Duration.ofSeconds(10))
+            .build();
+    DataServerRegistry registry = new DataServerRegistry(graceful, cluster.clock);
+    ChunkPlacement placement = new ChunkPlacement(registry, graceful, new Random(1));
+    assertStatus(
+        Status.BUSY,
+        () -> placement.chooseChunkSet(layout(1, 3), null),
+        "data servers are still registering");
+    cluster.clock.advance(Duration.ofSeconds(10));
+    assertStatus(
+        Status.UNAVAILABLE,
+        () -> placement.chooseChunkSet(layout(1, 3), null),
+        "needs 3 live data servers in service, 0");
+  }
+
+  @Test
+  void serversNotInServiceGetNoNewReplicasAndRepairLeavesTheSurvivorsRack() throws IOException {
+    int a = cluster.add(0, "/r1", 100, 0).id();
+    int b = cluster.add(1, "/r1", 100, 0).id();
+    int draining = cluster.add(2, "/r2", 900, 0).id();
+    int sameRack = cluster.add(3, "/r1", 900, 0).id();
+    int otherRack = cluster.add(4, "/r2", 10, 0).id();
+    cluster.registry.setState(draining, AdminState.DECOMMISSIONING);
+    ChunkPlacement placement = cluster.placement(3);
+    for (int i = 0; i < 20; i++) {
+      assertThat(placement.chooseChunkSet(layout(2, 2), null))
+          .allSatisfy(c -> assertThat(c).noneMatch(s -> s.id() == draining));
+      // Both survivors on /r1: the copy goes to /r2 although /r1 has a server with more room.
+      assertThat(placement.chooseRepairTarget(ClusterFixture.CHUNK, List.of(a, b), Set.of()).id())
+          .isEqualTo(otherRack);
+    }
+    cluster.registry.setState(otherRack, AdminState.IN_MAINTENANCE);
+    assertThat(placement.chooseRepairTarget(ClusterFixture.CHUNK, List.of(a, b), Set.of()).id())
+        .isEqualTo(sameRack);
+    cluster.registry.setState(sameRack, AdminState.DECOMMISSIONED);
+    assertStatus(
+        Status.UNAVAILABLE,
+        () -> placement.chooseRepairTarget(ClusterFixture.CHUNK, List.of(a, b), Set.of()),
+        "needs a live data server in service");
   }
 
   // ---- replacement --------------------------------------------------------------------------
@@ -295,8 +342,8 @@ class ChunkPlacementTest {
     assertStatus(
         Status.UNAVAILABLE,
         () -> cluster.placement(0).chooseReplacement(layout(1, 3), List.of(s1, s2), failed),
-        "needs 4 live data servers",
-        "3 live");
+        "needs a live data server in service besides the 3 excluded",
+        "3 in service");
     int full = cluster.add(3, 1, 0).id();
     assertStatus(
         Status.NO_SPACE,

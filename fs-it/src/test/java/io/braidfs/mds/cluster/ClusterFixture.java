@@ -30,7 +30,10 @@ final class ClusterFixture {
 
   final ManualClock clock = new ManualClock();
   final BraidConfig config =
-      BraidConfig.builder().set(MdsClusterConfigKeys.MIN_FREE, MIN_FREE).build();
+      BraidConfig.builder()
+          .set(MdsClusterConfigKeys.MIN_FREE, MIN_FREE)
+          .set(MdsClusterConfigKeys.STARTUP_GRACE, java.time.Duration.ZERO)
+          .build();
   final DataServerRegistry registry = new DataServerRegistry(config, clock);
 
   private int registered;
