@@ -13,6 +13,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -32,6 +34,9 @@ import java.util.SplittableRandom;
  * ClientMain MDS write PATH BYTES SEED   -> wrote bytes=N sha256=HEX millis=T
  * ClientMain MDS read PATH BYTES SEED    -> read bytes=N sha256=HEX mismatch=OFFSET|-1
  *                                           shortCircuit=BOOL localReads=N localBytes=N millis=T
+ * ClientMain MDS readloop PATH BYTES SEED STOPFILE
+ *                                        -> readloop rounds=N failures=F mismatches=M, after
+ *                                           reading PATH again and again until STOPFILE exists
  * ClientMain MDS locations PATH          -> file length=N, then per chunk:
  *                                           chunk inode=I index=K replicas=HOST:PORT/ID,...
  * ClientMain - connect HOST PORT MILLIS  -> connect ok | connect failed=REASON
@@ -61,6 +66,13 @@ public final class ClientMain {
         case "write" -> write(client, args[2], Long.parseLong(args[3]), Long.parseLong(args[4]));
         case "read" -> read(client, args[2], Long.parseLong(args[3]), Long.parseLong(args[4]));
         case "locations" -> locations(client, args[2]);
+        case "readloop" ->
+            readLoop(
+                client,
+                args[2],
+                Long.parseLong(args[3]),
+                Long.parseLong(args[4]),
+                Path.of(args[5]));
         default -> throw new IllegalArgumentException("unknown command " + command);
       }
     }
@@ -136,6 +148,42 @@ public final class ClientMain {
             + local.localBytes()
             + " millis="
             + (System.nanoTime() - start) / 1_000_000);
+  }
+
+  /**
+   * Reads {@code path} whole, again and again, until {@code stop} exists; counts the reads that
+   * failed and those that returned other bytes than written (each failure on stderr).
+   */
+  private static void readLoop(BraidClient client, String path, long size, long seed, Path stop) {
+    long rounds = 0;
+    long failures = 0;
+    long mismatches = 0;
+    byte[] want = new byte[BUFFER];
+    byte[] got = new byte[BUFFER];
+    while (!Files.exists(stop)) {
+      rounds++;
+      Stream expected = new Stream(seed);
+      long total = 0;
+      boolean same = true;
+      try (InputStream in = client.open(path)) {
+        for (int n = in.readNBytes(got, 0, got.length);
+            n > 0;
+            n = in.readNBytes(got, 0, got.length)) {
+          expected.next(want);
+          same &= total + n <= size && Arrays.equals(got, 0, n, want, 0, n);
+          total += n;
+        }
+        if (!same || total != size) {
+          mismatches++;
+          System.err.println("round " + rounds + ": other bytes than written (" + total + ")");
+        }
+      } catch (IOException e) {
+        failures++;
+        System.err.println("round " + rounds + ": " + e);
+      }
+    }
+    System.out.println(
+        "readloop rounds=" + rounds + " failures=" + failures + " mismatches=" + mismatches);
   }
 
   private static void locations(BraidClient client, String path) throws IOException {

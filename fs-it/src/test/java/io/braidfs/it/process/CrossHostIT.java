@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.testing.Await;
 import io.braidfs.testing.process.CommandResult;
-import io.braidfs.testing.process.Host;
 import io.braidfs.testing.process.ProcessCluster;
 import io.braidfs.testing.process.ProcessClusterExtension;
 import java.io.IOException;
@@ -12,14 +11,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -40,7 +34,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CrossHostIT {
   private static final long GIB = 1L << 30;
-  private static final Duration CLIENT_TIMEOUT = Duration.ofMinutes(3);
 
   @RegisterExtension
   static final ProcessClusterExtension CLUSTER =
@@ -51,8 +44,9 @@ class CrossHostIT {
   @Timeout(600)
   void writesAndReadsOneGibFromTheClientHost() throws Exception {
     ProcessCluster c = CLUSTER.cluster();
-    Map<String, String> wrote = client(c, "client", "write", "/big/one-gib", "" + GIB, "25");
-    Map<String, String> read = client(c, "client", "read", "/big/one-gib", "" + GIB, "25");
+    Map<String, String> wrote =
+        Clients.client(c, "client", "write", "/big/one-gib", "" + GIB, "25");
+    Map<String, String> read = Clients.client(c, "client", "read", "/big/one-gib", "" + GIB, "25");
 
     assertThat(wrote).containsEntry("bytes", "" + GIB);
     assertThat(read)
@@ -69,12 +63,12 @@ class CrossHostIT {
         wrote.get("millis"), read.get("millis"));
 
     // Three replicas of every chunk (the default layout), one on each data server's own address.
-    List<Chunk> chunks = locations(c, "client", "/big/one-gib");
+    List<Clients.Chunk> chunks = Clients.locations(c, "client", "/big/one-gib");
     assertThat(chunks).hasSize((int) (GIB / (64 << 20)));
-    for (Chunk chunk : chunks) {
+    for (Clients.Chunk chunk : chunks) {
       assertThat(chunk.replicas())
           .as("replicas of chunk %s", chunk)
-          .containsExactlyInAnyOrderElementsOf(dataServerAddresses(c).values());
+          .containsExactlyInAnyOrderElementsOf(Clients.dataServerAddresses(c).values());
     }
   }
 
@@ -85,8 +79,8 @@ class CrossHostIT {
     ProcessCluster c = CLUSTER.cluster();
     // One replica per chunk, 1 MiB stripe units over three 4 MiB chunks per set: 24 MiB fill
     // six chunks, two on each data server (the chunks of a set get distinct primaries).
-    braid(c, "fs", "--mds", c.mdsAddress(), "mkdir", "-p", "/one");
-    braid(
+    Clients.braid(c, "fs", "--mds", c.mdsAddress(), "mkdir", "-p", "/one");
+    Clients.braid(
         c,
         "fs",
         "--mds",
@@ -101,13 +95,13 @@ class CrossHostIT {
         "--chunk-size",
         "4MiB");
     long size = 24L << 20;
-    client(c, "client", "write", "/one/file", "" + size, "7");
+    Clients.client(c, "client", "write", "/one/file", "" + size, "7");
 
-    Map<String, String> addresses = dataServerAddresses(c);
-    List<Chunk> chunks = locations(c, "client", "/one/file");
+    Map<String, String> addresses = Clients.dataServerAddresses(c);
+    List<Clients.Chunk> chunks = Clients.locations(c, "client", "/one/file");
     assertThat(chunks).hasSize(6);
     Map<String, Integer> perServer = new HashMap<>();
-    for (Chunk chunk : chunks) {
+    for (Clients.Chunk chunk : chunks) {
       assertThat(chunk.replicas()).as("replicas of %s", chunk).hasSize(1);
       String replica = chunk.replicas().get(0);
       String ds =
@@ -125,7 +119,7 @@ class CrossHostIT {
                               + addresses));
       // The replica is where the answer says, and nowhere else.
       for (String other : addresses.keySet()) {
-        assertThat(replicaFiles(c, other, chunk))
+        assertThat(Clients.replicaFiles(c, other, chunk))
             .as("%s's files of %s (the MDS says %s)", other, chunk, ds)
             .hasSize(other.equals(ds) ? 1 : 0);
       }
@@ -136,7 +130,7 @@ class CrossHostIT {
         .containsOnlyKeys(addresses.keySet())
         .allSatisfy((ds, n) -> assertThat(n).isEqualTo(2));
 
-    Map<String, String> read = client(c, "client", "read", "/one/file", "" + size, "7");
+    Map<String, String> read = Clients.client(c, "client", "read", "/one/file", "" + size, "7");
     assertThat(read).containsEntry("bytes", "" + size).containsEntry("mismatch", "-1");
   }
 
@@ -146,28 +140,28 @@ class CrossHostIT {
   void shortCircuitReadsOnlyOnTheDataServersOwnHost() throws Exception {
     ProcessCluster c = CLUSTER.cluster();
     long size = 96L << 20;
-    client(c, "client", "write", "/sc/file", "" + size, "11");
-    Map<String, String> addresses = dataServerAddresses(c);
+    Clients.client(c, "client", "write", "/sc/file", "" + size, "11");
+    Map<String, String> addresses = Clients.dataServerAddresses(c);
 
     // From the client host: over the network, though the files are on this machine's disk.
-    Map<String, String> remote = client(c, "client", "read", "/sc/file", "" + size, "11");
+    Map<String, String> remote = Clients.client(c, "client", "read", "/sc/file", "" + size, "11");
     assertThat(remote)
         .containsEntry("mismatch", "-1")
         .containsEntry("shortCircuit", "true")
         .containsEntry("localReads", "0")
         .containsEntry("localBytes", "0");
     String clientAddress = c.host("client").address();
-    for (Chunk chunk : locations(c, "client", "/sc/file")) {
+    for (Clients.Chunk chunk : Clients.locations(c, "client", "/sc/file")) {
       assertThat(chunk.replicas()).noneMatch(r -> r.startsWith(clientAddress + ":"));
     }
 
     // On ds2's own host the MDS names ds2 first (nearest to the caller), and every byte is read
     // from ds2's files.
-    for (Chunk chunk : locations(c, "ds2", "/sc/file")) {
+    for (Clients.Chunk chunk : Clients.locations(c, "ds2", "/sc/file")) {
       assertThat(chunk.replicas()).as("replicas of %s for a client on ds2", chunk).hasSize(3);
       assertThat(chunk.replicas().get(0)).isEqualTo(addresses.get("ds2"));
     }
-    Map<String, String> local = client(c, "ds2", "read", "/sc/file", "" + size, "11");
+    Map<String, String> local = Clients.client(c, "ds2", "read", "/sc/file", "" + size, "11");
     assertThat(local)
         .containsEntry("bytes", "" + size)
         .containsEntry("mismatch", "-1")
@@ -179,7 +173,7 @@ class CrossHostIT {
   void serversListenOnTheirHostsAddressOnly() throws Exception {
     ProcessCluster c = CLUSTER.cluster();
     assertThat(c.listeningSockets("mds")).containsExactly(c.mdsAddress());
-    for (Map.Entry<String, String> ds : dataServerAddresses(c).entrySet()) {
+    for (Map.Entry<String, String> ds : Clients.dataServerAddresses(c).entrySet()) {
       assertThat(c.listeningSockets(ds.getKey())).as(ds.getKey()).containsExactly(ds.getValue());
     }
     assertThat(c.listeningSockets("client")).isEmpty();
@@ -213,86 +207,19 @@ class CrossHostIT {
     assertThat(c.serverId("ds3")).isEqualTo(id); // the same server, on its own data
 
     c.restart("mds");
-    Map<String, String> read = client(c, "client", "read", "/sc/file", "" + (96L << 20), "11");
+    Map<String, String> read =
+        Clients.client(c, "client", "read", "/sc/file", "" + (96L << 20), "11");
     assertThat(read).containsEntry("mismatch", "-1");
   }
 
   // ---- helpers ---------------------------------------------------------------------------------
-
-  /** A chunk and its replicas as {@code HOST:PORT}, in the order the MDS gave them. */
-  private record Chunk(long inode, int index, List<String> replicas) {}
-
-  /** Data server name to its {@code HOST:PORT}: its own host's address. */
-  private static Map<String, String> dataServerAddresses(ProcessCluster c) {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (Host h : c.dataServerHosts()) {
-      out.put(h.name(), h.address() + ":" + ProcessCluster.DATA_SERVER_PORT);
-    }
-    return out;
-  }
-
-  /** Runs {@link ClientMain} on {@code host}; returns its result line's pairs. */
-  private static Map<String, String> client(ProcessCluster c, String host, String... args)
-      throws IOException, InterruptedException {
-    List<String> all = new ArrayList<>(List.of(c.mdsAddress()));
-    all.addAll(List.of(args));
-    CommandResult r = c.java(host, CLIENT_TIMEOUT, ClientMain.class, all.toArray(String[]::new));
-    assertThat(r.exitCode()).as("ClientMain %s on %s; stderr:\n%s", all, host, r.stderr()).isZero();
-    assertThat(r.lines()).as("ClientMain %s on %s", all, host).hasSize(1);
-    return pairs(r.lines().get(0));
-  }
-
-  private static List<Chunk> locations(ProcessCluster c, String host, String path)
-      throws IOException, InterruptedException {
-    CommandResult r =
-        c.java(host, CLIENT_TIMEOUT, ClientMain.class, c.mdsAddress(), "locations", path);
-    assertThat(r.exitCode()).as("locations on %s; stderr:\n%s", host, r.stderr()).isZero();
-    Map<String, Integer> ids = new HashMap<>();
-    for (Host h : c.dataServerHosts()) {
-      ids.put(h.address() + ":" + ProcessCluster.DATA_SERVER_PORT, c.serverId(h.name()));
-    }
-    List<Chunk> chunks = new ArrayList<>();
-    for (String line : r.lines()) {
-      if (!line.startsWith("chunk ")) {
-        continue;
-      }
-      Map<String, String> p = pairs(line);
-      List<String> replicas = new ArrayList<>();
-      for (String replica : p.get("replicas").split(",")) {
-        String[] hostAndId = replica.split("/");
-        // The id the MDS names is the one the server at that address registered as.
-        assertThat(ids.get(hostAndId[0]))
-            .as("server id of %s in %s", hostAndId[0], line)
-            .isEqualTo(Integer.valueOf(hostAndId[1]));
-        replicas.add(hostAndId[0]);
-      }
-      chunks.add(
-          new Chunk(Long.parseLong(p.get("inode")), Integer.parseInt(p.get("index")), replicas));
-    }
-    return chunks;
-  }
-
-  /** The files of {@code chunk}'s replica in data server {@code ds}'s directory. */
-  private static List<Path> replicaFiles(ProcessCluster c, String ds, Chunk chunk)
-      throws IOException {
-    String name = chunk.inode() + "_" + chunk.index() + ".data";
-    try (Stream<Path> files = Files.walk(c.dataDir(ds))) {
-      return files.filter(f -> f.getFileName().toString().equals(name)).toList();
-    }
-  }
-
-  private static void braid(ProcessCluster c, String... args)
-      throws IOException, InterruptedException {
-    CommandResult r = c.braid("client", CLIENT_TIMEOUT, args);
-    assertThat(r.exitCode()).as("braid %s; stderr:\n%s", List.of(args), r.stderr()).isZero();
-  }
 
   private static String connect(ProcessCluster c, String address)
       throws IOException, InterruptedException {
     CommandResult r =
         c.java(
             "client",
-            CLIENT_TIMEOUT,
+            Clients.CLIENT_TIMEOUT,
             ClientMain.class,
             "-",
             "connect",
@@ -317,17 +244,5 @@ class CrossHostIT {
             throw new UncheckedIOException(e);
           }
         });
-  }
-
-  private static Map<String, String> pairs(String line) {
-    Map<String, String> out = new HashMap<>();
-    Set<String> seen = new HashSet<>();
-    for (String token : line.split(" ")) {
-      int eq = token.indexOf('=');
-      if (eq > 0 && seen.add(token.substring(0, eq))) {
-        out.put(token.substring(0, eq), token.substring(eq + 1));
-      }
-    }
-    return out;
   }
 }
