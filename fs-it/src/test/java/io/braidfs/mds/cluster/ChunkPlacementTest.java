@@ -266,6 +266,19 @@ class ChunkPlacementTest {
   }
 
   @Test
+  void everyChunkSpansTwoRacksWhenThereAreTwo() throws IOException {
+    for (int i = 0; i < 6; i++) {
+      cluster.add(i, i < 4 ? "/r1" : "/r2", 100 + 50 * i, 0);
+    }
+    ChunkPlacement placement = cluster.placement(11);
+    for (int round = 0; round < 20; round++) {
+      for (List<DataServer> chunk : placement.chooseChunkSet(layout(3, 3), null)) {
+        assertThat(chunk.stream().map(DataServer::rack).distinct()).hasSize(2);
+      }
+    }
+  }
+
+  @Test
   void duringTheStartupGraceTooFewServersIsBusyNotUnavailable() throws IOException {
     BraidConfig graceful =
         BraidConfig.builder()

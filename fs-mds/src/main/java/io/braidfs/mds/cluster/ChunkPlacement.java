@@ -32,7 +32,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>Never two replicas of one chunk on one server.
  *   <li>Replicas of one chunk on distinct hosts while an unused host with room remains; with at
  *       least {@code replication} such hosts this always succeeds, with fewer the remaining
- *       replicas fall back to distinct servers.
+ *       replicas fall back to distinct servers. The second replica goes to another rack than the
+ *       first when a server with room is on one (HDFS's rule), so a chunk survives losing a rack.
  *   <li>Spread over the set: each chunk's first pick (its <em>primary</em>) is a server that is no
  *       other chunk's primary when one is left, and every pick prefers the servers holding the
  *       fewest replicas of the set so far, so a striped read or write uses many servers.
@@ -325,6 +326,11 @@ public final class ChunkPlacement {
         return Arrays.copyOf(picked, j);
       }
       size = preferIfAny(pool, size, k -> !hosts.contains(hostKeys[k]));
+      if (j == 1) {
+        // The second replica off the first's rack, so a chunk survives the loss of a rack.
+        String firstRack = d.servers.get(picked[0]).rack();
+        size = preferIfAny(pool, size, k -> !d.servers.get(k).rack().equals(firstRack));
+      }
       if (j == 0) {
         size = preferIfAny(pool, size, k -> !d.primary[k]);
       }
