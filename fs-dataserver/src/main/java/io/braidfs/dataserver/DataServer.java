@@ -9,15 +9,17 @@ import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.dataserver.store.ChunkStore;
+import io.braidfs.dataserver.store.DataDirStatus;
+import io.braidfs.dataserver.store.Replica;
 import io.braidfs.dataserver.store.StoreSettings;
 import io.braidfs.proto.SigningKeys;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
@@ -36,8 +38,13 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Threads: the RPC event loops (which only dispatch), {@code braid-<id>-disk-N} for all disk
- * work (one chunk always on the same thread) and {@code braid-<id>-mds} for registration,
- * heartbeats and deletions.
+ * work (one chunk always on the same thread), {@code braid-<id>-mds} for registration, heartbeats,
+ * chunk reports and deletions, {@code braid-<id>-scrub} for the scrubber and {@code
+ * braid-<id>-copy} to pace re-replication copies.
+ *
+ * <p>A data directory whose disk fails is taken out of service and its replicas reported lost; the
+ * server goes on with the others and stops on its own only when none is left ({@link
+ * #whenStopped()}).
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -57,6 +64,9 @@ public final class DataServer implements Service {
   private @Nullable ScheduledExecutorService timer;
   private @Nullable MdsLink link;
   private @Nullable TokenGate gate;
+  private @Nullable CopyThrottle copyThrottle;
+  private volatile @Nullable Scrubber scrubber;
+  private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
   /** A server configured by {@code config} ({@code braid.dataserver.*}); idle until started. */
   public DataServer(BraidConfig config, String id) {
@@ -98,12 +108,26 @@ public final class DataServer implements Service {
     InetSocketAddress bind =
         HostPort.parseSetting(
             DataServerConfigKeys.ADDRESS.name(), config.get(DataServerConfigKeys.ADDRESS));
+    // Checked before anything is opened: a server others cannot reach must not start at all.
+    String advertisedHost =
+        AdvertisedHost.choose(config.get(DataServerConfigKeys.ADVERTISED_HOST), bind);
+    ScheduledExecutorService t =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread th = new Thread(r, "braid-" + id + "-mds");
+              th.setDaemon(true);
+              return th;
+            });
+    timer = t;
+    Duration retry = config.get(DataServerConfigKeys.REGISTER_RETRY);
+    IncrementalReports reports = new IncrementalReports(id, t, retry);
     ChunkStore s =
         ChunkStore.open(
             new StoreSettings(
                 paths,
                 config.get(DataServerConfigKeys.RESERVED).toBytes(),
-                config.get(DataServerConfigKeys.CAPACITY).toBytes()));
+                config.get(DataServerConfigKeys.CAPACITY).toBytes()),
+            new StoreEvents(reports));
     store = s;
     RpcOptions options = RpcOptions.from(config);
     ChunkWorkers w = new ChunkWorkers(id, config.get(DataServerConfigKeys.DISK_THREADS));
@@ -119,9 +143,23 @@ public final class DataServer implements Service {
             s::maxEpochSeen,
             System::currentTimeMillis);
     gate = g;
+    CopyThrottle throttle =
+        new CopyThrottle(
+            id,
+            config.get(DataServerConfigKeys.COPY_MAX_CONCURRENT),
+            config.get(DataServerConfigKeys.COPY_BANDWIDTH).toBytes());
+    copyThrottle = throttle;
     DataContext ctx =
         new DataContext(
-            id, s, g, w, client, options.callTimeout(), options.maxPayloadBytes() - READ_WIDENING);
+            id,
+            s,
+            g,
+            w,
+            client,
+            options.callTimeout(),
+            options.maxPayloadBytes() - READ_WIDENING,
+            reports,
+            throttle);
     WritePath writes = new WritePath(ctx);
     ReadPath reads = new ReadPath(ctx);
     CopyPath copies = new CopyPath(ctx);
@@ -143,40 +181,70 @@ public final class DataServer implements Service {
     rpc = server;
     server.start();
     InetSocketAddress bound = server.boundAddress();
-    ScheduledExecutorService t =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread th = new Thread(r, "braid-" + id + "-mds");
-              th.setDaemon(true);
-              return th;
-            });
-    timer = t;
     MdsLink l =
         new MdsLink(
             ctx,
             mds,
             t,
             new MdsLink.Registration(
-                advertisedHost(bound),
+                advertisedHost,
                 advertisedPort(bound),
                 config.get(DataServerConfigKeys.RACK),
                 version()),
-            config.get(DataServerConfigKeys.REGISTER_RETRY),
-            config.get(DataServerConfigKeys.ORPHAN_GRACE));
+            retry,
+            config.get(DataServerConfigKeys.ORPHAN_GRACE),
+            config.get(DataServerConfigKeys.CHUNK_REPORT_INTERVAL),
+            reports);
     link = l;
     l.start();
+    long scrubRate = config.get(DataServerConfigKeys.SCRUB_BANDWIDTH).toBytes();
+    if (scrubRate > 0) {
+      Scrubber sc =
+          new Scrubber(
+              id,
+              s,
+              reports::corrupt,
+              config.get(DataServerConfigKeys.SCRUB_INTERVAL),
+              Scrubber.atRate(scrubRate));
+      scrubber = sc;
+      sc.start();
+    }
     LOG.info("{}: serving {} replicas from {} on {}", id, s.replicas().size(), paths, bound);
   }
 
-  private String advertisedHost(InetSocketAddress bound) throws IOException {
-    String configured = config.get(DataServerConfigKeys.ADVERTISED_HOST);
-    if (!configured.isBlank()) {
-      return configured.strip();
+  /**
+   * Tells the MDS of replicas that leave the store, and stops the server once no data directory is
+   * left in service.
+   */
+  private final class StoreEvents implements ChunkStore.Listener {
+    private final IncrementalReports reports;
+
+    StoreEvents(IncrementalReports reports) {
+      this.reports = reports;
     }
-    if (bound.getAddress() != null && !bound.getAddress().isAnyLocalAddress()) {
-      return bound.getAddress().getHostAddress();
+
+    @Override
+    public void removed(Replica replica) {
+      reports.removed(replica);
     }
-    return InetAddress.getLocalHost().getHostName();
+
+    @Override
+    public void dirFailed(DataDirStatus dir, List<Replica> lost, int usableDirs) {
+      for (Replica r : lost) {
+        reports.removed(r);
+      }
+      if (usableDirs == 0) {
+        LOG.error(
+            "{}: stopping: every data dir has failed, the last {}; replace the disks and start"
+                + " again",
+            id,
+            dir.path());
+        // On a thread of its own: this one may be a disk thread, which close() waits for.
+        Thread stop = new Thread(DataServer.this::close, "braid-" + id + "-stop");
+        stop.setDaemon(true);
+        stop.start();
+      }
+    }
   }
 
   private int advertisedPort(InetSocketAddress bound) {
@@ -201,6 +269,21 @@ public final class DataServer implements Service {
       throw new IllegalStateException(id + " is not running");
     }
     return l.awaitRegistered(timeout);
+  }
+
+  /**
+   * Completes when the server has closed: after {@link #close()}, or on its own once every data
+   * directory has failed. The command that runs the server waits for it as well as for a stop
+   * request.
+   */
+  public CompletableFuture<Void> whenStopped() {
+    return stopped;
+  }
+
+  /** What the scrubber has done so far; {@link ScrubStats#NONE} if it does not run. */
+  public ScrubStats scrubStats() {
+    Scrubber sc = scrubber;
+    return sc == null ? ScrubStats.NONE : sc.stats();
   }
 
   /** The address the DataService listens on. */
@@ -250,6 +333,10 @@ public final class DataServer implements Service {
     if (!lifeCycle.closeTransition()) {
       return;
     }
+    Scrubber sc = scrubber;
+    if (sc != null) {
+      sc.close();
+    }
     ScheduledExecutorService t = timer;
     if (t != null) {
       t.shutdownNow();
@@ -261,6 +348,10 @@ public final class DataServer implements Service {
     ChunkWorkers w = workers;
     if (w != null) {
       w.close();
+    }
+    CopyThrottle ct = copyThrottle;
+    if (ct != null) {
+      ct.close();
     }
     RpcClient p = peers;
     if (p != null) {
@@ -275,6 +366,7 @@ public final class DataServer implements Service {
       }
     }
     lifeCycle.closed();
+    stopped.complete(null);
     LOG.info("{}: closed", id);
   }
 

@@ -197,6 +197,7 @@ final class WritePath {
                   null,
                   FinalizeChunkResponse::getLength);
           r.finalizeAt(req.getVersion(), req.getLength(), !req.getSkipSync());
+          ctx.reports.finalized(r);
           answer(
               call,
               req.getDownstreamList(),
@@ -225,6 +226,7 @@ final class WritePath {
           if (!done) {
             ctx.admission.requireVersion(r, req.getVersion(), "truncate");
             r.truncate(req.getNewVersion(), req.getLength());
+            ctx.reports.finalized(r);
           }
           call.reply(
               TruncateChunkResponse.newBuilder()
