@@ -20,8 +20,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,6 +69,7 @@ public final class DataServer implements Service {
   private @Nullable MdsLink link;
   private @Nullable TokenGate gate;
   private @Nullable CopyThrottle copyThrottle;
+  private @Nullable IncrementalReports changes;
   private volatile @Nullable Scrubber scrubber;
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
@@ -121,6 +126,7 @@ public final class DataServer implements Service {
     timer = t;
     Duration retry = config.get(DataServerConfigKeys.REGISTER_RETRY);
     IncrementalReports reports = new IncrementalReports(id, t, retry);
+    changes = reports;
     ChunkStore s =
         ChunkStore.open(
             new StoreSettings(
@@ -339,6 +345,7 @@ public final class DataServer implements Service {
     }
     ScheduledExecutorService t = timer;
     if (t != null) {
+      flushChanges(t);
       t.shutdownNow();
     }
     RpcServer r = rpc;
@@ -368,6 +375,24 @@ public final class DataServer implements Service {
     lifeCycle.closed();
     stopped.complete(null);
     LOG.info("{}: closed", id);
+  }
+
+  /**
+   * Sends the replica changes not yet reported, waiting at most 2 s: a server that stops because
+   * its last disk failed still tells the MDS which replicas it lost.
+   */
+  private void flushChanges(ScheduledExecutorService t) {
+    IncrementalReports c = changes;
+    if (c == null || c.pending() == 0) {
+      return;
+    }
+    try {
+      t.submit(c::flush).get(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+      LOG.warn("{}: {} replica changes not reported before closing: {}", id, c.pending(), e);
+    }
   }
 
   @Override
