@@ -337,6 +337,15 @@ public final class DataServer implements Service {
   @Override
   public void close() {
     if (!lifeCycle.closeTransition()) {
+      // Another thread closes it (the server stopping after its last disk failed): wait for that,
+      // so that a caller's close() still means everything is released.
+      try {
+        stopped.get(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        LOG.warn("{}: still closing after 30 s", id);
+      }
       return;
     }
     Scrubber sc = scrubber;
