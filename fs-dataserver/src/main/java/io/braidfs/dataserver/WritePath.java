@@ -88,6 +88,12 @@ final class WritePath {
       ctx.store.delete(key, r.version());
       r = null;
     }
+    if (r == null && ctx.store.lostWhileWriting(key, req.getVersion())) {
+      // Creating it anew would hold zeros where the lost bytes were, and look whole.
+      throw StatusExceptions.toIOException(
+          Status.NOT_FOUND,
+          ctx.id + ": the replica of chunk " + key + " was lost with its failed data dir");
+    }
     if (r == null) {
       r = ctx.store.create(key, req.getVersion(), token.fileGeneration());
     } else {

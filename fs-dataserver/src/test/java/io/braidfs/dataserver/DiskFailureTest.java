@@ -115,10 +115,12 @@ class DiskFailureTest {
     Path failing = mount.resolve("a");
     Path healthy = tmp.resolve("b");
     ChunkKey lost = new ChunkKey(2801, 0);
+    ChunkKey open = new ChunkKey(2804, 0); // being written when the disk fails
     byte[] data = randomBytes(1, 300_000);
-    // First on the failing disk alone, so that the replica is there.
+    // First on the failing disk alone, so that the replicas are there.
     try (LoopbackDataServer s = server("ds-disk", List.of(failing))) {
       writeAndFinalize(s, lost, data);
+      client.write(s.address(), writeRequest(open, VERSION, 0, data, token(2804)).build(), data);
     }
     try (LoopbackDataServer s = server("ds-disk", List.of(failing, healthy))) {
       int serverId = s.server().serverId();
@@ -154,6 +156,17 @@ class DiskFailureTest {
           "a heartbeat that reports the failed directory",
           WAIT,
           () -> mds.heartbeats.stream().anyMatch(h -> reportsFailed(h, failing)));
+
+      // The writer of the open replica goes on: its next write must not make a new replica with a
+      // hole where the lost bytes were.
+      assertFails(
+          Status.NOT_FOUND,
+          () ->
+              client.write(
+                  s.address(),
+                  writeRequest(open, VERSION, data.length, more, token(2804)).build(),
+                  more));
+      assertThat(s.replica(open)).isNull();
 
       // The server goes on: a new replica goes to the healthy directory.
       ChunkKey fresh = new ChunkKey(2802, 0);

@@ -3,6 +3,7 @@ package io.braidfs.dataserver.store;
 import static io.braidfs.common.error.StatusExceptions.toIOException;
 
 import io.braidfs.common.error.Status;
+import io.braidfs.proto.ReplicaState;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -63,6 +64,13 @@ public final class ChunkStore implements AutoCloseable {
   private final Listener listener;
   private final ConcurrentHashMap<ChunkKey, Replica> replicas = new ConcurrentHashMap<>();
   private final Set<ChunkKey> creating = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Replicas that were being written when their directory failed, by version: a writer's next write
+   * must not silently start a new replica with a hole where the lost bytes were.
+   */
+  private final ConcurrentHashMap<ChunkKey, Long> lostWhileWriting = new ConcurrentHashMap<>();
+
   private final Object identityLock = new Object();
   private volatile int serverId; // written under identityLock
   private volatile String clusterId; // written under identityLock
@@ -322,6 +330,9 @@ public final class ChunkStore implements AutoCloseable {
     List<Replica> lost = new ArrayList<>();
     for (Replica replica : replicas.values()) {
       if (replica.dir() == dir && replicas.remove(replica.key(), replica)) {
+        if (replica.state() == ReplicaState.REPLICA_STATE_WRITING) {
+          lostWhileWriting.merge(replica.key(), replica.version(), Math::max);
+        }
         replica.lose();
         lost.add(replica);
       }
@@ -334,6 +345,15 @@ public final class ChunkStore implements AutoCloseable {
         lost.size(),
         usable);
     listener.dirFailed(dir.status(), lost, usable);
+  }
+
+  /**
+   * Whether a replica of {@code key} at {@code version} or later was being written when its
+   * directory failed (so a write that would create it anew is missing the bytes before it).
+   */
+  public boolean lostWhileWriting(ChunkKey key, long version) {
+    Long lost = lostWhileWriting.get(key);
+    return lost != null && lost >= version;
   }
 
   /** The replica of {@code key}, or null. */
