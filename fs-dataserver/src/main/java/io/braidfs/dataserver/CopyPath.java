@@ -15,9 +15,11 @@ import io.braidfs.proto.CopyChunkRequest;
 import io.braidfs.proto.CopyChunkResponse;
 import io.braidfs.proto.ReadChunkRequest;
 import io.braidfs.proto.ReadChunkResponse;
+import io.braidfs.proto.ReplicaState;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +31,12 @@ import org.slf4j.LoggerFactory;
  * chunks when a file's replication is raised ({@code finalize} set, a WRITE token for the MDS's own
  * client). The reads are asynchronous; only the disk writes occupy the chunk's disk thread. A copy
  * that cannot finish deletes what it wrote.
+ *
+ * <p>The MDS's copies (re-replication) go through the {@link CopyThrottle}: a limited number at
+ * once, at a limited rate, so foreground I/O keeps going. A writer's seeding copy (a token, no MDS
+ * epoch) is not throttled: the writer waits for it. A copy that cannot fit is refused with NO_SPACE
+ * before any byte is fetched; one that runs out of space on the way ends at once with NO_SPACE,
+ * naming this server, and leaves nothing behind. A replica here that is corrupt is replaced.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -47,31 +55,81 @@ final class CopyPath {
   void copy(ServerCall<CopyChunkRequest, CopyChunkResponse> call) {
     CopyChunkRequest req = call.request();
     ChunkKey key = ChunkKey.of(req.getChunk());
-    ctx.onDisk(
-        call,
-        key,
-        () -> {
-          Admission.Grant grant =
-              ctx.admission.mayCreate(call.caller(), key, req.getToken(), CapabilityToken.WRITE);
-          Replica old = grant.replica();
-          if (req.getSourcesCount() == 0) {
-            throw StatusExceptions.toIOException(
-                Status.INVALID_ARGUMENT, ctx.id + ": copy of chunk " + key + " names no source");
-          }
-          if (old != null && old.version() == req.getVersion() && old.length() >= req.getLength()) {
-            finish(call, old); // a retried copy that already completed
-            return;
-          }
-          if (old != null) {
-            if (old.version() > req.getVersion()) {
-              ctx.admission.requireVersion(old, req.getVersion(), "copy");
+    if (!throttled(req)) {
+      ctx.onDisk(call, key, () -> begin(call, key, false));
+      return;
+    }
+    ctx.copyThrottle.acquire(() -> startThrottled(call, key));
+  }
+
+  /** Whether the copy is re-replication (throttled) rather than a writer's seeding copy. */
+  static boolean throttled(CopyChunkRequest req) {
+    return req.getMdsEpoch() != 0 || req.getToken().isEmpty();
+  }
+
+  /** Starts a throttled copy that has its slot; the slot is released unless a run took it. */
+  private void startThrottled(ServerCall<CopyChunkRequest, CopyChunkResponse> call, ChunkKey key) {
+    if (call.deadlinePassed()) {
+      ctx.copyThrottle.release(); // the MDS gave up on it while it waited; it asks again
+      call.fail(Status.DEADLINE_EXCEEDED, ctx.id + ": copy of chunk " + key + " waited too long");
+      return;
+    }
+    try {
+      ctx.onDisk(
+          call,
+          key,
+          () -> {
+            boolean running = false;
+            try {
+              running = begin(call, key, true);
+            } finally {
+              if (!running) {
+                ctx.copyThrottle.release();
+              }
             }
-            ctx.store.delete(key, old.version()); // a stale replica, or an unfinished copy
-          }
-          Replica r = ctx.store.create(key, req.getVersion(), grant.token().fileGeneration());
-          ctx.activeTransfers.incrementAndGet();
-          new Run(call, r, 0).next(0);
-        });
+          });
+    } catch (RejectedExecutionException closing) {
+      ctx.copyThrottle.release();
+      call.fail(Status.UNAVAILABLE, ctx.id + ": the server is closing");
+    }
+  }
+
+  /**
+   * Checks the copy and starts fetching, on the chunk's disk thread.
+   *
+   * @return whether a run now owns the copy (and its throttle slot, if {@code throttled})
+   */
+  private boolean begin(
+      ServerCall<CopyChunkRequest, CopyChunkResponse> call, ChunkKey key, boolean throttled)
+      throws IOException {
+    CopyChunkRequest req = call.request();
+    Admission.Grant grant =
+        ctx.admission.mayCreate(call.caller(), key, req.getToken(), CapabilityToken.WRITE);
+    Replica old = grant.replica();
+    if (req.getSourcesCount() == 0) {
+      throw StatusExceptions.toIOException(
+          Status.INVALID_ARGUMENT, ctx.id + ": copy of chunk " + key + " names no source");
+    }
+    boolean corrupt = old != null && old.state() == ReplicaState.REPLICA_STATE_CORRUPT;
+    if (old != null
+        && !corrupt
+        && old.version() == req.getVersion()
+        && old.length() >= req.getLength()) {
+      finish(call, old); // a retried copy that already completed
+      return false;
+    }
+    if (old != null) {
+      if (old.version() > req.getVersion()) {
+        ctx.admission.requireVersion(old, req.getVersion(), "copy");
+      }
+      // A stale replica, an unfinished copy, or a corrupt replica being repaired.
+      ctx.store.delete(key, old.version());
+    }
+    Replica r =
+        ctx.store.create(key, req.getVersion(), grant.token().fileGeneration(), req.getLength());
+    ctx.activeTransfers.incrementAndGet();
+    new Run(call, r, throttled).next(0);
+    return true;
   }
 
   private void finish(ServerCall<CopyChunkRequest, CopyChunkResponse> call, Replica r)
@@ -79,6 +137,7 @@ final class CopyPath {
     CopyChunkRequest req = call.request();
     if (req.getFinalize()) {
       r.finalizeAt(req.getVersion(), req.getLength());
+      ctx.reports.finalized(r);
     } else {
       r.sync();
     }
@@ -89,16 +148,29 @@ final class CopyPath {
   private final class Run {
     private final ServerCall<CopyChunkRequest, CopyChunkResponse> call;
     private final Replica replica;
+    private final boolean throttled;
     private int source;
 
-    Run(ServerCall<CopyChunkRequest, CopyChunkResponse> call, Replica replica, int source) {
+    Run(ServerCall<CopyChunkRequest, CopyChunkResponse> call, Replica replica, boolean throttled) {
       this.call = call;
       this.replica = replica;
-      this.source = source;
+      this.throttled = throttled;
     }
 
-    /** Fetches the piece at {@code offset}; any failure to even send ends the copy. */
+    /**
+     * Fetches the piece at {@code offset}, when the copy bandwidth allows if throttled; any failure
+     * to even send ends the copy.
+     */
     void next(long offset) {
+      long want = Math.min(PIECE, call.request().getLength() - offset);
+      if (throttled && want > 0) {
+        ctx.copyThrottle.pace(want, () -> fetchOrEnd(offset));
+      } else {
+        fetchOrEnd(offset);
+      }
+    }
+
+    private void fetchOrEnd(long offset) {
       try {
         fetch(offset);
       } catch (RuntimeException e) {
@@ -171,7 +243,12 @@ final class CopyPath {
               Status.CHECKSUM_MISMATCH, "source sent corrupt data: " + bad.get());
         }
         ByteBuf piece = data.slice(data.readerIndex(), want);
-        replica.write(offset, piece, Checksums.pieceCrcs(piece, offset));
+        try {
+          replica.write(offset, piece, Checksums.pieceCrcs(piece, offset));
+        } catch (IOException | RuntimeException e) {
+          done(e); // this server's own failure (a full disk, say): no other source helps
+          return;
+        }
       } catch (IOException | RuntimeException e) {
         retry(offset, e);
         return;
@@ -197,6 +274,9 @@ final class CopyPath {
 
     private void done(@Nullable Throwable failure) {
       ctx.activeTransfers.decrementAndGet();
+      if (throttled) {
+        ctx.copyThrottle.release();
+      }
       try {
         if (failure == null) {
           finish(call, replica);

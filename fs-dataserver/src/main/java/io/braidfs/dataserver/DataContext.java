@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What the data-path handlers share: the store, the token gate and the {@link Admission} check
- * built on it, the disk threads, the client used to reach other data servers, and the transfer
- * counter the heartbeat reports.
+ * built on it, the disk threads, the client used to reach other data servers, the replica changes
+ * to report to the MDS, the copy throttle, and the transfer counter the heartbeat reports.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -23,6 +23,8 @@ final class DataContext {
   final RpcClient peers;
   final Duration peerTimeout;
   final int maxReadBytes;
+  final IncrementalReports reports;
+  final CopyThrottle copyThrottle;
   final AtomicInteger activeTransfers = new AtomicInteger();
 
   DataContext(
@@ -32,7 +34,9 @@ final class DataContext {
       ChunkWorkers workers,
       RpcClient peers,
       Duration peerTimeout,
-      int maxReadBytes) {
+      int maxReadBytes,
+      IncrementalReports reports,
+      CopyThrottle copyThrottle) {
     this.id = id;
     this.store = store;
     this.gate = gate;
@@ -41,6 +45,8 @@ final class DataContext {
     this.peers = peers;
     this.peerTimeout = peerTimeout;
     this.maxReadBytes = maxReadBytes;
+    this.reports = reports;
+    this.copyThrottle = copyThrottle;
   }
 
   /** This server's id as the MDS assigned it (0 before the first registration). */

@@ -9,17 +9,23 @@ import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.dataserver.store.ChunkStore;
+import io.braidfs.dataserver.store.DataDirStatus;
+import io.braidfs.dataserver.store.Replica;
 import io.braidfs.dataserver.store.StoreSettings;
 import io.braidfs.proto.SigningKeys;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,8 +42,13 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Threads: the RPC event loops (which only dispatch), {@code braid-<id>-disk-N} for all disk
- * work (one chunk always on the same thread) and {@code braid-<id>-mds} for registration,
- * heartbeats and deletions.
+ * work (one chunk always on the same thread), {@code braid-<id>-mds} for registration, heartbeats,
+ * chunk reports and deletions, {@code braid-<id>-scrub} for the scrubber and {@code
+ * braid-<id>-copy} to pace re-replication copies.
+ *
+ * <p>A data directory whose disk fails is taken out of service and its replicas reported lost; the
+ * server goes on with the others and stops on its own only when none is left ({@link
+ * #whenStopped()}).
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -57,6 +68,10 @@ public final class DataServer implements Service {
   private @Nullable ScheduledExecutorService timer;
   private @Nullable MdsLink link;
   private @Nullable TokenGate gate;
+  private @Nullable CopyThrottle copyThrottle;
+  private @Nullable IncrementalReports changes;
+  private volatile @Nullable Scrubber scrubber;
+  private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
   /** A server configured by {@code config} ({@code braid.dataserver.*}); idle until started. */
   public DataServer(BraidConfig config, String id) {
@@ -98,12 +113,27 @@ public final class DataServer implements Service {
     InetSocketAddress bind =
         HostPort.parseSetting(
             DataServerConfigKeys.ADDRESS.name(), config.get(DataServerConfigKeys.ADDRESS));
+    // Checked before anything is opened: a server others cannot reach must not start at all.
+    String advertisedHost =
+        AdvertisedHost.choose(config.get(DataServerConfigKeys.ADVERTISED_HOST), bind);
+    ScheduledExecutorService t =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread th = new Thread(r, "braid-" + id + "-mds");
+              th.setDaemon(true);
+              return th;
+            });
+    timer = t;
+    Duration retry = config.get(DataServerConfigKeys.REGISTER_RETRY);
+    IncrementalReports reports = new IncrementalReports(id, t, retry);
+    changes = reports;
     ChunkStore s =
         ChunkStore.open(
             new StoreSettings(
                 paths,
                 config.get(DataServerConfigKeys.RESERVED).toBytes(),
-                config.get(DataServerConfigKeys.CAPACITY).toBytes()));
+                config.get(DataServerConfigKeys.CAPACITY).toBytes()),
+            new StoreEvents(reports));
     store = s;
     RpcOptions options = RpcOptions.from(config);
     ChunkWorkers w = new ChunkWorkers(id, config.get(DataServerConfigKeys.DISK_THREADS));
@@ -119,9 +149,23 @@ public final class DataServer implements Service {
             s::maxEpochSeen,
             System::currentTimeMillis);
     gate = g;
+    CopyThrottle throttle =
+        new CopyThrottle(
+            id,
+            config.get(DataServerConfigKeys.COPY_MAX_CONCURRENT),
+            config.get(DataServerConfigKeys.COPY_BANDWIDTH).toBytes());
+    copyThrottle = throttle;
     DataContext ctx =
         new DataContext(
-            id, s, g, w, client, options.callTimeout(), options.maxPayloadBytes() - READ_WIDENING);
+            id,
+            s,
+            g,
+            w,
+            client,
+            options.callTimeout(),
+            options.maxPayloadBytes() - READ_WIDENING,
+            reports,
+            throttle);
     WritePath writes = new WritePath(ctx);
     ReadPath reads = new ReadPath(ctx);
     CopyPath copies = new CopyPath(ctx);
@@ -143,40 +187,70 @@ public final class DataServer implements Service {
     rpc = server;
     server.start();
     InetSocketAddress bound = server.boundAddress();
-    ScheduledExecutorService t =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread th = new Thread(r, "braid-" + id + "-mds");
-              th.setDaemon(true);
-              return th;
-            });
-    timer = t;
     MdsLink l =
         new MdsLink(
             ctx,
             mds,
             t,
             new MdsLink.Registration(
-                advertisedHost(bound),
+                advertisedHost,
                 advertisedPort(bound),
                 config.get(DataServerConfigKeys.RACK),
                 version()),
-            config.get(DataServerConfigKeys.REGISTER_RETRY),
-            config.get(DataServerConfigKeys.ORPHAN_GRACE));
+            retry,
+            config.get(DataServerConfigKeys.ORPHAN_GRACE),
+            config.get(DataServerConfigKeys.CHUNK_REPORT_INTERVAL),
+            reports);
     link = l;
     l.start();
+    long scrubRate = config.get(DataServerConfigKeys.SCRUB_BANDWIDTH).toBytes();
+    if (scrubRate > 0) {
+      Scrubber sc =
+          new Scrubber(
+              id,
+              s,
+              reports::corrupt,
+              config.get(DataServerConfigKeys.SCRUB_INTERVAL),
+              Scrubber.atRate(scrubRate));
+      scrubber = sc;
+      sc.start();
+    }
     LOG.info("{}: serving {} replicas from {} on {}", id, s.replicas().size(), paths, bound);
   }
 
-  private String advertisedHost(InetSocketAddress bound) throws IOException {
-    String configured = config.get(DataServerConfigKeys.ADVERTISED_HOST);
-    if (!configured.isBlank()) {
-      return configured.strip();
+  /**
+   * Tells the MDS of replicas that leave the store, and stops the server once no data directory is
+   * left in service.
+   */
+  private final class StoreEvents implements ChunkStore.Listener {
+    private final IncrementalReports reports;
+
+    StoreEvents(IncrementalReports reports) {
+      this.reports = reports;
     }
-    if (bound.getAddress() != null && !bound.getAddress().isAnyLocalAddress()) {
-      return bound.getAddress().getHostAddress();
+
+    @Override
+    public void removed(Replica replica) {
+      reports.removed(replica);
     }
-    return InetAddress.getLocalHost().getHostName();
+
+    @Override
+    public void dirFailed(DataDirStatus dir, List<Replica> lost, int usableDirs) {
+      for (Replica r : lost) {
+        reports.removed(r);
+      }
+      if (usableDirs == 0) {
+        LOG.error(
+            "{}: stopping: every data dir has failed, the last {}; replace the disks and start"
+                + " again",
+            id,
+            dir.path());
+        // On a thread of its own: this one may be a disk thread, which close() waits for.
+        Thread stop = new Thread(DataServer.this::close, "braid-" + id + "-stop");
+        stop.setDaemon(true);
+        stop.start();
+      }
+    }
   }
 
   private int advertisedPort(InetSocketAddress bound) {
@@ -201,6 +275,21 @@ public final class DataServer implements Service {
       throw new IllegalStateException(id + " is not running");
     }
     return l.awaitRegistered(timeout);
+  }
+
+  /**
+   * Completes when the server has closed: after {@link #close()}, or on its own once every data
+   * directory has failed. The command that runs the server waits for it as well as for a stop
+   * request.
+   */
+  public CompletableFuture<Void> whenStopped() {
+    return stopped;
+  }
+
+  /** What the scrubber has done so far; {@link ScrubStats#NONE} if it does not run. */
+  public ScrubStats scrubStats() {
+    Scrubber sc = scrubber;
+    return sc == null ? ScrubStats.NONE : sc.stats();
   }
 
   /** The address the DataService listens on. */
@@ -248,10 +337,24 @@ public final class DataServer implements Service {
   @Override
   public void close() {
     if (!lifeCycle.closeTransition()) {
+      // Another thread closes it (the server stopping after its last disk failed): wait for that,
+      // so that a caller's close() still means everything is released.
+      try {
+        stopped.get(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        LOG.warn("{}: still closing after 30 s", id);
+      }
       return;
+    }
+    Scrubber sc = scrubber;
+    if (sc != null) {
+      sc.close();
     }
     ScheduledExecutorService t = timer;
     if (t != null) {
+      flushChanges(t);
       t.shutdownNow();
     }
     RpcServer r = rpc;
@@ -261,6 +364,10 @@ public final class DataServer implements Service {
     ChunkWorkers w = workers;
     if (w != null) {
       w.close();
+    }
+    CopyThrottle ct = copyThrottle;
+    if (ct != null) {
+      ct.close();
     }
     RpcClient p = peers;
     if (p != null) {
@@ -275,7 +382,26 @@ public final class DataServer implements Service {
       }
     }
     lifeCycle.closed();
+    stopped.complete(null);
     LOG.info("{}: closed", id);
+  }
+
+  /**
+   * Sends the replica changes not yet reported, waiting at most 2 s: a server that stops because
+   * its last disk failed still tells the MDS which replicas it lost.
+   */
+  private void flushChanges(ScheduledExecutorService t) {
+    IncrementalReports c = changes;
+    if (c == null || c.pending() == 0) {
+      return;
+    }
+    try {
+      t.submit(c::flush).get(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+      LOG.warn("{}: {} replica changes not reported before closing: {}", id, c.pending(), e);
+    }
   }
 
   @Override

@@ -25,8 +25,10 @@ public final class DataServerConfigKeys implements ConfigKeySet {
       ConfigKey.string(
           "braid.dataserver.advertised-host",
           "",
-          "Host name or address clients reach this server by, as registered with the MDS; empty"
-              + " means the listening address, or this machine's name if that is a wildcard.");
+          "Host name or address clients and other data servers reach this server by, as registered"
+              + " with the MDS; it must resolve at start. Empty means the listening address; when"
+              + " that is a wildcard (0.0.0.0), this machine's name, which must then resolve to"
+              + " addresses other than loopback (else the server refuses to start: set this key).");
 
   public static final ConfigKey<Integer> ADVERTISED_PORT =
       ConfigKey.integer(
@@ -102,6 +104,50 @@ public final class DataServerConfigKeys implements ConfigKeySet {
           Duration.ofMinutes(10),
           "Pause between attempts to reach an MDS that is down or not the leader.");
 
+  public static final ConfigKey<Duration> CHUNK_REPORT_INTERVAL =
+      ConfigKey.duration(
+          "braid.dataserver.chunk-report-interval",
+          Duration.ofHours(1),
+          Duration.ofMillis(10),
+          Duration.ofDays(7),
+          "How often the data server sends the MDS a full report of its replicas (besides one after"
+              + " each registration and whenever the MDS asks); changes in between are reported as"
+              + " they happen.");
+
+  public static final ConfigKey<DataSize> SCRUB_BANDWIDTH =
+      ConfigKey.dataSize(
+          "braid.dataserver.scrub.bandwidth",
+          DataSize.ofMiB(4),
+          "Bytes per second the scrubber reads to re-check the CRCs of finalized replicas; 0 turns"
+              + " scrubbing off.");
+
+  public static final ConfigKey<Duration> SCRUB_INTERVAL =
+      ConfigKey.duration(
+          "braid.dataserver.scrub.interval",
+          Duration.ofDays(14),
+          Duration.ofMillis(10),
+          Duration.ofDays(365),
+          "Time from the start of one scrub pass over every finalized replica to the start of the"
+              + " next (a pass that takes longer is followed at once).");
+
+  public static final ConfigKey<DataSize> COPY_BANDWIDTH =
+      ConfigKey.dataSize(
+          "braid.dataserver.copy.bandwidth",
+          DataSize.ofMiB(64),
+          "Bytes per second this server copies in for re-replication (the MDS's copies), over all"
+              + " of them; 0 means unlimited. A writer's own copies are never limited. Why 64 MiB/s:"
+              + " a repair puts at most twice this on each disk (copies in, and reads for other"
+              + " servers' copies), under 30% of a 450 MiB/s SSD, so foreground writes keep 70%;"
+              + " spread over three or more servers it still restores 192 MiB/s or more.");
+
+  public static final ConfigKey<Integer> COPY_MAX_CONCURRENT =
+      ConfigKey.integer(
+          "braid.dataserver.copy.max-concurrent",
+          4,
+          1,
+          1024,
+          "Re-replication copies this server makes at once; further ones wait their turn.");
+
   private static final List<ConfigKey<?>> KEYS =
       List.of(
           ADDRESS,
@@ -115,7 +161,12 @@ public final class DataServerConfigKeys implements ConfigKeySet {
           DISK_THREADS,
           ORPHAN_GRACE,
           TOKEN_CLOCK_SKEW,
-          REGISTER_RETRY);
+          REGISTER_RETRY,
+          CHUNK_REPORT_INTERVAL,
+          SCRUB_BANDWIDTH,
+          SCRUB_INTERVAL,
+          COPY_BANDWIDTH,
+          COPY_MAX_CONCURRENT);
 
   /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
   public DataServerConfigKeys() {}

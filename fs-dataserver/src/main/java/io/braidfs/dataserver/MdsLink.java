@@ -18,7 +18,9 @@ import io.braidfs.proto.HeartbeatRequest;
 import io.braidfs.proto.HeartbeatResponse;
 import io.braidfs.proto.RegisterDataServerRequest;
 import io.braidfs.proto.RegisterDataServerResponse;
+import io.braidfs.proto.ReplicaChangesRequest;
 import io.braidfs.proto.ReplicaReport;
+import io.braidfs.proto.ReportCorruptReplicasRequest;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
@@ -27,7 +29,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +41,11 @@ import org.slf4j.LoggerFactory;
  * answers say: new signing keys, the leader's epoch, replicas to delete, register again, send a
  * chunk report. After each start it asks the MDS which of its replicas are still wanted and deletes
  * the others after a grace period, asking once more first.
+ *
+ * <p>Chunk reports: a full one (every replica, in parts of {@value #BATCH}) right after each
+ * registration, every {@code braid.dataserver.chunk-report-interval} after the last, and when a
+ * heartbeat answer asks; a failed one is tried again after the retry pause. Changes in between go
+ * out through {@link IncrementalReports}, flushed before every heartbeat.
  *
  * <p>Deletion commands only arrive in answers on this server's own connection to a configured MDS
  * address; the data service takes none from the network.
@@ -59,6 +68,8 @@ final class MdsLink {
   private final Registration self;
   private final Duration retry;
   private final Duration orphanGrace;
+  private final Duration reportInterval;
+  private final IncrementalReports reports;
   private final DataContext ctx;
   private final CountDownLatch registered = new CountDownLatch(1);
   private InetSocketAddress leader;
@@ -69,6 +80,11 @@ final class MdsLink {
   /** Whether a heartbeat has been accepted since the last registration. */
   private boolean heard;
 
+  /** Whether the last registration holds (no heartbeat has failed since). */
+  private boolean linked;
+
+  private @Nullable ScheduledFuture<?> nextReport;
+
   /** What this server tells the MDS about itself. */
   record Registration(String host, int port, String rack, String version) {}
 
@@ -78,7 +94,9 @@ final class MdsLink {
       ScheduledExecutorService timer,
       Registration self,
       Duration retry,
-      Duration orphanGrace) {
+      Duration orphanGrace,
+      Duration reportInterval,
+      IncrementalReports reports) {
     this.ctx = ctx;
     this.id = ctx.id;
     this.rpc = ctx.peers;
@@ -90,7 +108,31 @@ final class MdsLink {
     this.self = self;
     this.retry = retry;
     this.orphanGrace = orphanGrace;
+    this.reportInterval = reportInterval;
+    this.reports = reports;
     this.leader = mdsAddresses.get(0);
+    reports.attach(
+        new IncrementalReports.Mds() {
+          @Override
+          public boolean ready() {
+            return linked;
+          }
+
+          @Override
+          public int serverId() {
+            return store.serverId();
+          }
+
+          @Override
+          public void send(ReplicaChangesRequest request) throws IOException {
+            rpc.callSync(leader, RpcMethod.REPLICA_CHANGES, request);
+          }
+
+          @Override
+          public void send(ReportCorruptReplicasRequest request) throws IOException {
+            rpc.callSync(leader, RpcMethod.REPORT_CORRUPT_REPLICAS, request);
+          }
+        });
   }
 
   void start() {
@@ -125,6 +167,7 @@ final class MdsLink {
       gate.updateKeys(r.getSigningKeys());
       heartbeatMillis = Math.max(10, r.getHeartbeatIntervalMs());
       heard = false;
+      linked = true;
       LOG.info(
           "{}: registered with the MDS at {} as data server {} of cluster {}",
           id,
@@ -132,6 +175,7 @@ final class MdsLink {
           r.getServerId(),
           r.getClusterId());
       timer.execute(this::heartbeat); // at once: the MDS places chunks only on servers it has heard
+      timer.execute(this::chunkReport); // then everything this server holds
       if (!confirmed) {
         confirmed = true;
         timer.execute(this::confirmReplicas);
@@ -180,6 +224,7 @@ final class MdsLink {
   }
 
   private void heartbeat() {
+    reports.flush(); // the MDS hears of changes no later than of this heartbeat
     HeartbeatRequest.Builder req =
         HeartbeatRequest.newBuilder()
             .setServerId(store.serverId())
@@ -205,6 +250,7 @@ final class MdsLink {
       HeartbeatResponse r = rpc.callSync(leader, RpcMethod.HEARTBEAT, req.build());
       if (r.getRegisterAgain()) {
         LOG.info("{}: the MDS asks this server to register again", id);
+        linked = false;
         timer.execute(this::register);
         return;
       }
@@ -216,6 +262,7 @@ final class MdsLink {
             r.getMdsEpoch(),
             store.maxEpochSeen());
         nextLeader(new IOException("stale epoch"));
+        linked = false;
         timer.execute(this::register);
         return;
       }
@@ -237,6 +284,7 @@ final class MdsLink {
     } catch (IOException | RuntimeException e) {
       LOG.debug("{}: heartbeat to {} failed: {}", id, leader, e.toString());
       nextLeader(e);
+      linked = false;
       timer.execute(this::register);
       return;
     }
@@ -298,7 +346,7 @@ final class MdsLink {
   }
 
   /** The replicas among {@code asked} the MDS does not want; null if it could not be asked. */
-  private @org.jspecify.annotations.Nullable List<ChunkState> unwanted(List<ChunkState> asked) {
+  private @Nullable List<ChunkState> unwanted(List<ChunkState> asked) {
     List<ChunkState> out = new ArrayList<>();
     for (int i = 0; i < asked.size(); i += BATCH) {
       ConfirmChunksRequest req =
@@ -320,7 +368,25 @@ final class MdsLink {
     return out;
   }
 
+  /**
+   * Sends a full chunk report now (if registered) and schedules the next one: after the report
+   * interval, or after the retry pause if this one failed.
+   */
   private void chunkReport() {
+    ScheduledFuture<?> scheduled = nextReport;
+    if (scheduled != null) {
+      scheduled.cancel(false);
+    }
+    nextReport = null;
+    if (!linked) {
+      return; // the next registration sends one
+    }
+    Duration next = sendChunkReport() ? reportInterval : retry;
+    nextReport = timer.schedule(this::chunkReport, next.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Sends every replica in parts; false if a part failed. */
+  private boolean sendChunkReport() {
     List<Replica> all = store.replicas();
     long reportId = ++reportIds;
     int parts = Math.max(1, (all.size() + BATCH - 1) / BATCH);
@@ -342,10 +408,12 @@ final class MdsLink {
       try {
         rpc.callSync(leader, RpcMethod.CHUNK_REPORT, req.build());
       } catch (IOException e) {
-        LOG.debug("{}: chunk report failed: {}", id, e.toString());
-        return;
+        LOG.debug("{}: chunk report failed; retrying in {}: {}", id, retry, e.toString());
+        return false;
       }
     }
+    LOG.debug("{}: sent a chunk report of {} replicas to {}", id, all.size(), leader);
+    return true;
   }
 
   private static ChunkState state(Replica r) {

@@ -88,6 +88,12 @@ final class WritePath {
       ctx.store.delete(key, r.version());
       r = null;
     }
+    if (r == null && ctx.store.lostWhileWriting(key, req.getVersion())) {
+      // Creating it anew would hold zeros where the lost bytes were, and look whole.
+      throw StatusExceptions.toIOException(
+          Status.NOT_FOUND,
+          ctx.id + ": the replica of chunk " + key + " was lost with its failed data dir");
+    }
     if (r == null) {
       r = ctx.store.create(key, req.getVersion(), token.fileGeneration());
     } else {
@@ -197,6 +203,7 @@ final class WritePath {
                   null,
                   FinalizeChunkResponse::getLength);
           r.finalizeAt(req.getVersion(), req.getLength(), !req.getSkipSync());
+          ctx.reports.finalized(r);
           answer(
               call,
               req.getDownstreamList(),
@@ -225,6 +232,7 @@ final class WritePath {
           if (!done) {
             ctx.admission.requireVersion(r, req.getVersion(), "truncate");
             r.truncate(req.getNewVersion(), req.getLength());
+            ctx.reports.finalized(r);
           }
           call.reply(
               TruncateChunkResponse.newBuilder()

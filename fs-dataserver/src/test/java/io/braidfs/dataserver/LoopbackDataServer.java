@@ -8,6 +8,9 @@ import io.braidfs.proto.ReplicaLocation;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,6 +59,42 @@ final class LoopbackDataServer implements AutoCloseable {
     DataServer server = new DataServer(config, id);
     server.start();
     return new LoopbackDataServer(server, serverId);
+  }
+
+  /**
+   * Starts server {@code id} on {@code dirs}, registered with {@code mds} (which assigns its id and
+   * sends its keys), with {@code settings} on top; returns once the MDS has heard its heartbeat.
+   */
+  static LoopbackDataServer startRegistered(
+      String id, StandInMds mds, List<Path> dirs, Map<String, String> settings) throws IOException {
+    BraidConfig.Builder config =
+        BraidConfig.builder()
+            .set(DataServerConfigKeys.ADDRESS, "127.0.0.1:0")
+            .set(
+                DataServerConfigKeys.DIRS.name(),
+                String.join(",", dirs.stream().map(Path::toString).toList()))
+            .set(DataServerConfigKeys.MDS.name(), mds.address())
+            .set(DataServerConfigKeys.REGISTER_RETRY.name(), "50ms");
+    config.setAll(settings);
+    DataServer server = new DataServer(config.build(), id);
+    server.start();
+    try {
+      if (!server.awaitRegistered(Duration.ofSeconds(30))) {
+        throw new IOException(id + " did not register with the stand-in MDS");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      server.close();
+      throw new IOException(e);
+    } catch (IOException e) {
+      server.close();
+      throw e;
+    }
+    return new LoopbackDataServer(server, server.serverId());
+  }
+
+  DataServer server() {
+    return server;
   }
 
   InetSocketAddress address() {

@@ -29,6 +29,11 @@ final class BlockCrcs {
     this.crcs = crcs;
   }
 
+  /** The stored CRC of block {@code b}. */
+  int get(int b) {
+    return crcs[b];
+  }
+
   /** The CRCs of blocks {@code [from, to)}. */
   int[] copy(int from, int to) {
     return Arrays.copyOfRange(crcs, from, to);

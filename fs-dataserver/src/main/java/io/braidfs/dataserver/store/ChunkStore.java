@@ -3,6 +3,7 @@ package io.braidfs.dataserver.store;
 import static io.braidfs.common.error.StatusExceptions.toIOException;
 
 import io.braidfs.common.error.Status;
+import io.braidfs.proto.ReplicaState;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,23 +31,56 @@ import org.slf4j.LoggerFactory;
  * directory (data and meta bytes of its replicas) against its capacity and its file system's free
  * space, so that writes can be refused with {@code NO_SPACE} before any byte is written.
  *
+ * <p>A directory whose I/O fails and then fails its check is taken out of service (see {@code
+ * DataDir}): its replicas leave the store (requests for them fail with NOT_FOUND, so readers go to
+ * another replica) and the {@link Listener} hears of them; the store goes on with the others.
+ *
  * <p>Thread-safety: thread-safe. Replicas are in a concurrent map; each replica serializes its own
  * changes. Identity and epoch updates are serialized on a lock of their own.
  */
 public final class ChunkStore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ChunkStore.class);
 
+  /**
+   * Told of replicas leaving the store. Called on the thread that removed them, possibly holding
+   * the lock of one replica: implementations must not block or take replica locks.
+   */
+  public interface Listener {
+    /** Nothing to tell. */
+    Listener NONE = new Listener() {};
+
+    /** {@code replica} was deleted. */
+    default void removed(Replica replica) {}
+
+    /**
+     * A data directory was taken out of service with the replicas it held.
+     *
+     * @param usableDirs how many directories are still in service (0: the store is unusable)
+     */
+    default void dirFailed(DataDirStatus dir, List<Replica> lost, int usableDirs) {}
+  }
+
   private final List<DataDir> dirs;
+  private final Listener listener;
   private final ConcurrentHashMap<ChunkKey, Replica> replicas = new ConcurrentHashMap<>();
   private final Set<ChunkKey> creating = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Replicas that were being written when their directory failed, by version: a writer's next write
+   * must not silently start a new replica with a hole where the lost bytes were.
+   */
+  private final ConcurrentHashMap<ChunkKey, Long> lostWhileWriting = new ConcurrentHashMap<>();
+
   private final Object identityLock = new Object();
   private volatile int serverId; // written under identityLock
   private volatile String clusterId; // written under identityLock
   private volatile long maxEpoch; // written under identityLock
   private volatile boolean closed;
 
-  private ChunkStore(List<DataDir> dirs, int serverId, String clusterId, long maxEpoch) {
+  private ChunkStore(
+      List<DataDir> dirs, int serverId, String clusterId, long maxEpoch, Listener listener) {
     this.dirs = List.copyOf(dirs);
+    this.listener = listener;
     this.serverId = serverId;
     this.clusterId = clusterId;
     this.maxEpoch = maxEpoch;
@@ -61,6 +95,15 @@ public final class ChunkStore implements AutoCloseable {
    *     cluster id
    */
   public static ChunkStore open(StoreSettings settings) throws IOException {
+    return open(settings, Listener.NONE);
+  }
+
+  /**
+   * As {@link #open(StoreSettings)}, telling {@code listener} of replicas that leave the store.
+   *
+   * @throws IOException as {@link #open(StoreSettings)}
+   */
+  public static ChunkStore open(StoreSettings settings, Listener listener) throws IOException {
     List<DataDir> dirs = new ArrayList<>();
     Set<Path> seen = new HashSet<>();
     for (Path path : settings.dirs()) {
@@ -81,11 +124,14 @@ public final class ChunkStore implements AutoCloseable {
       }
     }
     ChunkStore store =
-        new ChunkStore(dirs, merged.serverId(), merged.clusterId(), merged.maxEpoch());
+        new ChunkStore(dirs, merged.serverId(), merged.clusterId(), merged.maxEpoch(), listener);
     for (DataDir dir : dirs) {
       for (Replica replica : ReplicaScanner.scan(dir)) {
         store.addLoaded(replica);
       }
+    }
+    for (DataDir dir : dirs) {
+      dir.onFailure(store::dirFailed);
     }
     LOG.info(
         "{}: opened {} replicas in {} data dirs, server id {}, cluster id '{}', max epoch {}",
@@ -270,6 +316,46 @@ public final class ChunkStore implements AutoCloseable {
     return result;
   }
 
+  /** How many directories are in service. */
+  public int usableDirs() {
+    int n = 0;
+    for (DataDir dir : dirs) {
+      n += dir.failed() ? 0 : 1;
+    }
+    return n;
+  }
+
+  /** Drops the replicas of a directory that was taken out of service. */
+  private void dirFailed(DataDir dir) {
+    List<Replica> lost = new ArrayList<>();
+    for (Replica replica : replicas.values()) {
+      if (replica.dir() == dir && replicas.remove(replica.key(), replica)) {
+        if (replica.state() == ReplicaState.REPLICA_STATE_WRITING) {
+          lostWhileWriting.merge(replica.key(), replica.version(), Math::max);
+        }
+        replica.lose();
+        lost.add(replica);
+      }
+    }
+    int usable = usableDirs();
+    LOG.error(
+        "{}: data dir {} failed; {} replicas on it are lost, {} data dirs still in service",
+        this,
+        dir,
+        lost.size(),
+        usable);
+    listener.dirFailed(dir.status(), lost, usable);
+  }
+
+  /**
+   * Whether a replica of {@code key} at {@code version} or later was being written when its
+   * directory failed (so a write that would create it anew is missing the bytes before it).
+   */
+  public boolean lostWhileWriting(ChunkKey key, long version) {
+    Long lost = lostWhileWriting.get(key);
+    return lost != null && lost >= version;
+  }
+
   /** The replica of {@code key}, or null. */
   public @Nullable Replica get(ChunkKey key) {
     return replicas.get(key);
@@ -282,8 +368,19 @@ public final class ChunkStore implements AutoCloseable {
    *     created); NO_SPACE if no directory has room; UNAVAILABLE if the store is closed
    */
   public Replica create(ChunkKey key, long version, long generation) throws IOException {
+    return create(key, version, generation, 0);
+  }
+
+  /**
+   * As {@link #create(ChunkKey, long, long)}, but refused with NO_SPACE unless a directory has at
+   * least {@code expectedBytes} (plus the meta file) available: a copy of known length checks
+   * before it starts rather than failing part-way.
+   *
+   * @throws IOException as {@link #create(ChunkKey, long, long)}
+   */
+  public Replica create(ChunkKey key, long version, long generation, long expectedBytes)
+      throws IOException {
     checkOpen("create chunk " + key);
-    // Claims the key so that two creates of one chunk cannot both make files.
     if (!creating.add(key)) {
       throw toIOException(Status.ALREADY_EXISTS, "create chunk " + key + ": being created");
     }
@@ -291,7 +388,8 @@ public final class ChunkStore implements AutoCloseable {
       if (replicas.containsKey(key)) {
         throw toIOException(Status.ALREADY_EXISTS, "create chunk " + key + ": replica exists");
       }
-      Replica replica = Replica.create(key, pickDir(key), version, generation);
+      long needed = expectedBytes > 0 ? Replica.footprint(expectedBytes) : 0;
+      Replica replica = createInSomeDir(key, version, generation, needed);
       replicas.put(key, replica);
       if (closed) {
         replica.close(); // raced with close(), which may not have seen it
@@ -302,9 +400,28 @@ public final class ChunkStore implements AutoCloseable {
     }
   }
 
-  private DataDir pickDir(ChunkKey key) throws IOException {
+  /**
+   * Creates the files in the directory with the most space; if that directory fails on the way (and
+   * is taken out of service), in the next one.
+   */
+  private Replica createInSomeDir(ChunkKey key, long version, long generation, long needed)
+      throws IOException {
+    while (true) {
+      DataDir dir = pickDir(key, needed);
+      try {
+        return Replica.create(key, dir, version, generation);
+      } catch (IOException e) {
+        if (!dir.failed() || usableDirs() == 0) {
+          throw e;
+        }
+        LOG.warn("{}: creating chunk {} failed in {}; trying another data dir", this, key, dir);
+      }
+    }
+  }
+
+  private DataDir pickDir(ChunkKey key, long needed) throws IOException {
     @Nullable DataDir best = null;
-    long bestAvailable = 0;
+    long bestAvailable = Math.max(0, needed - 1);
     for (DataDir dir : dirs) {
       long available = dir.failed() ? 0 : dir.availableBytes();
       if (available > bestAvailable) {
@@ -314,7 +431,12 @@ public final class ChunkStore implements AutoCloseable {
     }
     if (best == null) {
       throw toIOException(
-          Status.NO_SPACE, "create chunk " + key + ": no data dir has space available");
+          Status.NO_SPACE,
+          "create chunk "
+              + key
+              + ": no data dir has "
+              + (needed > 0 ? needed + " bytes" : "space")
+              + " available");
     }
     return best;
   }
@@ -333,8 +455,8 @@ public final class ChunkStore implements AutoCloseable {
       return replica.deleteIfAtMost(maxVersion);
     } finally {
       // Even if removing a file failed: the replica is unusable, and found again at restart.
-      if (replica.isDeleted()) {
-        replicas.remove(key, replica);
+      if (replica.isDeleted() && replicas.remove(key, replica)) {
+        listener.removed(replica);
       }
     }
   }

@@ -1,13 +1,22 @@
 package io.braidfs.dataserver.store;
 
+import io.braidfs.common.error.StatusException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,14 +28,27 @@ import org.slf4j.LoggerFactory;
  * most once a {@linkplain #SPACE_REFRESH_NANOS second} (and after a full disk), because {@link
  * FileStore#getUsableSpace()} is a system call too slow for every write.
  *
+ * <p>Failure: an I/O error on the directory (EIO, a read-only file system, a missing file) makes it
+ * {@linkplain #ioError suspect}, and it is checked with a probe: a small file is created, written,
+ * forced, read back and deleted, and the directory's properties file must still name its storage id
+ * (an unmounted disk leaves an empty mount point behind, where a probe alone would pass). A
+ * directory whose probe fails is {@linkplain #failed() failed} for good: no new replica goes there,
+ * it reports no space, and its owner is told once so that it can drop its replicas.
+ *
  * <p>Thread-safety: thread-safe. Properties are replaced only under the owning {@link ChunkStore}'s
- * identity lock.
+ * identity lock; checks are serialized on the directory.
  */
 final class DataDir {
   private static final Logger LOG = LoggerFactory.getLogger(DataDir.class);
 
   static final String CHUNKS = "chunks";
   static final long SPACE_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /** After a probe passed, errors within this time do not probe again (a bad sector, say). */
+  static final long PROBE_QUIET_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /** The probe file's name; the temporary suffix makes start-up remove one a crash left. */
+  static final String PROBE_FILE = ".braid-probe" + StorageProperties.TMP_SUFFIX;
 
   private final Path path;
   private final Path chunks;
@@ -39,6 +61,9 @@ final class DataDir {
   private volatile long usableBytes;
   private volatile long usableReadAt;
   private volatile boolean failed;
+  private volatile @Nullable Consumer<DataDir> onFailure;
+  private final Object checkLock = new Object();
+  private long lastProbePassed; // nanoTime, under checkLock; 0 before any probe
 
   private DataDir(
       Path path,
@@ -151,14 +176,128 @@ final class DataDir {
     return failed;
   }
 
+  /** Who is told, once, when the directory fails (the store drops its replicas). */
+  void onFailure(Consumer<DataDir> listener) {
+    onFailure = listener;
+  }
+
   /**
-   * Stops new replicas from going here. Logged at ERROR: an operator must replace the disk. The
-   * caller passes the error on.
+   * Reports that {@code operation} on this directory failed with {@code cause}. An error that may
+   * mean a failing disk (anything but Braid's own status errors, a full disk or a closed channel)
+   * has the directory checked at once with a probe, on the calling thread; if the probe fails, the
+   * directory is marked failed. Call it holding no replica's lock other than the failed one's.
+   */
+  void ioError(String operation, IOException cause) {
+    if (failed || !mayBeDiskFailure(cause)) {
+      return;
+    }
+    boolean nowFailed;
+    synchronized (checkLock) {
+      if (failed) {
+        return;
+      }
+      long now = System.nanoTime();
+      if (lastProbePassed != 0 && now - lastProbePassed < PROBE_QUIET_NANOS) {
+        return;
+      }
+      IOException probe = probe();
+      if (probe == null) {
+        lastProbePassed = now;
+        LOG.warn(
+            "{}: '{}' failed ({}), but the directory passes its check; keeping it in service",
+            path,
+            operation,
+            cause.toString());
+        return;
+      }
+      nowFailed = setFailed(operation, cause, probe);
+    }
+    if (nowFailed) {
+      notifyFailed(); // outside the check lock: the listener takes replica locks
+    }
+  }
+
+  /**
+   * Marks the directory failed without a probe (its properties file could not be written). Logged
+   * at ERROR: an operator must replace the disk. The caller passes the error on.
    */
   void markFailed(String operation, IOException cause) {
-    if (!failed) {
-      failed = true;
-      LOG.error("{}: marked failed after '{}' failed: {}", path, operation, cause.toString());
+    boolean nowFailed;
+    synchronized (checkLock) {
+      nowFailed = setFailed(operation, cause, null);
+    }
+    if (nowFailed) {
+      notifyFailed();
+    }
+  }
+
+  private boolean setFailed(String operation, IOException cause, @Nullable IOException probe) {
+    if (failed) {
+      return false;
+    }
+    failed = true;
+    LOG.error(
+        "{}: taken out of service after '{}' failed ({}){}; its replicas are reported lost",
+        path,
+        operation,
+        cause.toString(),
+        probe == null ? "" : " and so did the disk check (" + probe + ")");
+    return true;
+  }
+
+  private void notifyFailed() {
+    Consumer<DataDir> listener = onFailure;
+    if (listener != null) {
+      listener.accept(this);
+    }
+  }
+
+  /**
+   * Whether {@code e} may come from a failing disk: not a refusal of Braid's own (a status), not a
+   * full disk (the space accounting handles that), not a channel closed by an interrupt or a
+   * concurrent close.
+   */
+  static boolean mayBeDiskFailure(IOException e) {
+    return !(e instanceof StatusException)
+        && !FileIo.isDiskFull(e)
+        && !(e instanceof ClosedChannelException);
+  }
+
+  /**
+   * Checks that the directory still works: its properties file names its storage id, and a small
+   * file can be created, written, forced, read back and deleted.
+   *
+   * @return null if it works, else the failure
+   */
+  @Nullable IOException probe() {
+    Path file = path.resolve(PROBE_FILE);
+    try {
+      StorageProperties now = StorageProperties.load(path);
+      if (!now.storageId().equals(properties.storageId())) {
+        return new IOException(
+            path + ": holds storage " + now.storageId() + ", not " + properties.storageId());
+      }
+      byte[] written = new byte[4096];
+      ThreadLocalRandom.current().nextBytes(written);
+      ByteBuffer back = ByteBuffer.allocate(written.length);
+      try (FileChannel channel =
+          FileChannel.open(
+              file,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.TRUNCATE_EXISTING,
+              StandardOpenOption.READ,
+              StandardOpenOption.WRITE)) {
+        FileIo.writeFully(channel, ByteBuffer.wrap(written), 0);
+        channel.force(true);
+        FileIo.readFully(channel, back, 0, file);
+      }
+      Files.delete(file);
+      if (!Arrays.equals(written, back.array())) {
+        return new IOException(file + ": read back other bytes than were written");
+      }
+      return null;
+    } catch (IOException e) {
+      return e;
     }
   }
 
@@ -176,6 +315,9 @@ final class DataDir {
 
   /** Bytes new data may still use: within the capacity and what the file system has free. */
   long availableBytes() {
+    if (failed) {
+      return 0;
+    }
     if (System.nanoTime() - usableReadAt > SPACE_REFRESH_NANOS) {
       refreshSpace();
     }

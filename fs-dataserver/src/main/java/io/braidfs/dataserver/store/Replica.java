@@ -8,11 +8,14 @@ import io.braidfs.common.error.Status;
 import io.braidfs.proto.ReplicaState;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One replica of a chunk on this server: a data file with the chunk's bytes and a meta file with
@@ -60,6 +63,8 @@ public final class Replica {
   private enum Life {
     OPEN,
     DELETED,
+    /** Its data directory failed: the files are left alone, the replica is out of service. */
+    LOST,
     CLOSED
   }
 
@@ -131,7 +136,7 @@ public final class Replica {
         dir.refreshSpace();
         throw toIOException(Status.NO_SPACE, "create chunk " + key + ": " + dir + " is full", e);
       }
-      dir.markFailed("create chunk " + key, e);
+      dir.ioError("create chunk " + key, e);
       throw e;
     }
     dir.addUsed(footprint(0));
@@ -193,13 +198,18 @@ public final class Replica {
       }
       long oldLength = length;
       reserve(Math.max(0, end - oldLength));
-      ReplicaState before = reopen();
+      ReplicaState before;
+      try {
+        before = reopen();
+      } catch (IOException e) {
+        throw ioFailed("write", e);
+      }
       try {
         files.writeData(offset, data);
         crcs.afterWrite(offset, end, oldLength, pieceCrcs);
       } catch (IOException e) {
         if (!FileIo.isDiskFull(e)) {
-          throw e;
+          throw ioFailed("write", e);
         }
         // The data or the meta file could not grow. Either may have changed in part from the
         // first changed block on: cut both back and recompute those CRCs from the data.
@@ -229,6 +239,14 @@ public final class Replica {
    * @return the synced length (the length at the time of the call)
    */
   public long sync() throws IOException {
+    try {
+      return syncFiles();
+    } catch (IOException e) {
+      throw ioFailed("sync", e);
+    }
+  }
+
+  private long syncFiles() throws IOException {
     FileChannel dataChannel;
     FileChannel metaChannel;
     long target;
@@ -294,6 +312,15 @@ public final class Replica {
    * @throws IOException as {@link #finalizeAt(long, long)}
    */
   public synchronized void finalizeAt(long version, long length, boolean force) throws IOException {
+    try {
+      finalizeFiles(version, length, force);
+    } catch (IOException e) {
+      throw ioFailed("finalize", e);
+    }
+  }
+
+  @GuardedBy("this") // callers hold the monitor
+  private void finalizeFiles(long version, long length, boolean force) throws IOException {
     if (length < this.length) {
       awaitReads(); // it will cut the file: first, so the checks below hold until then
     }
@@ -323,10 +350,14 @@ public final class Replica {
     awaitReads(); // first: the checks below then hold until the cut
     checkUsable("truncate");
     checkCut("truncate", length);
-    cut(length);
-    version = newVersion;
-    writeHeader();
-    forceAll();
+    try {
+      cut(length);
+      version = newVersion;
+      writeHeader();
+      forceAll();
+    } catch (IOException e) {
+      throw ioFailed("truncate", e);
+    }
   }
 
   /**
@@ -357,7 +388,12 @@ public final class Replica {
       int[] blockCrcs = crcs.copy(BlockCrcs.blockOf(first), BlockCrcs.blockCount(end));
       // A channel of its own, opened under the lock: a delete cannot remove the file before it
       // is open, and the open file stays readable after a delete.
-      FileChannel channel = files.openForRead();
+      FileChannel channel;
+      try {
+        channel = files.openForRead();
+      } catch (IOException e) {
+        throw ioFailed("read", e);
+      }
       readsInFlight++;
       return new ReadView(first, end - first, blockCrcs, version, total, channel, this::readDone);
     }
@@ -434,12 +470,19 @@ public final class Replica {
     }
     synchronized (this) {
       checkUsable("piece CRCs");
+      if (state == ReplicaState.REPLICA_STATE_CORRUPT) {
+        throw error(Status.CHECKSUM_MISMATCH, "piece CRCs", "the replica is corrupt");
+      }
       long total = this.length;
       if (length > total) {
         throw error(
             Status.OUT_OF_RANGE, "piece CRCs", "length " + length + " is past the end " + total);
       }
-      return crcs.pieces(length == 0 ? total : length, total, pieceSize);
+      try {
+        return crcs.pieces(length == 0 ? total : length, total, pieceSize);
+      } catch (IOException e) {
+        throw ioFailed("piece CRCs", e);
+      }
     }
   }
 
@@ -454,8 +497,85 @@ public final class Replica {
   public synchronized void markCorrupt() throws IOException {
     checkUsable("mark corrupt");
     state = ReplicaState.REPLICA_STATE_CORRUPT;
-    writeHeader();
-    files.meta().force(true);
+    try {
+      writeHeader();
+      files.meta().force(true);
+      files.close(); // nothing writes to it any more
+    } catch (IOException e) {
+      throw ioFailed("mark corrupt", e);
+    }
+  }
+
+  // ---- the scrubber's view ----------------------------------------------------------------------
+
+  /**
+   * Starts a scrub of this replica if it is finalized: the version, generation and length it is
+   * checked at, and a channel of its own on the data file.
+   *
+   * @return null if the replica is not finalized or no longer in service
+   * @throws IOException if the data file cannot be opened (the directory is then checked)
+   */
+  public synchronized @Nullable ReplicaScan startScan() throws IOException {
+    if (life != Life.OPEN || state != ReplicaState.REPLICA_STATE_FINALIZED) {
+      return null;
+    }
+    FileChannel channel;
+    try {
+      channel = files.openForRead();
+    } catch (IOException e) {
+      throw ioFailed("scrub", e);
+    }
+    return new ReplicaScan(this, version, generation, length, channel);
+  }
+
+  /**
+   * Reads block {@code block} through {@code scan}'s channel into {@code buf} and compares its
+   * CRC32C with the stored one, under the replica's lock: no write, cut or finalize runs between
+   * the read and the comparison, so a replica rewritten while it is scanned is never taken for a
+   * corrupt one.
+   *
+   * @param buf scratch space of at least 64 KiB; its contents are replaced
+   * @throws IOException if the read fails (the directory is then checked)
+   */
+  synchronized ReplicaScan.Block checkBlock(ReplicaScan scan, int block, ByteBuffer buf)
+      throws IOException {
+    if (!unchangedSince(scan) || block >= BlockCrcs.blockCount(length)) {
+      return ReplicaScan.Block.CHANGED;
+    }
+    int n = BlockCrcs.blockLength(block, length);
+    buf.clear().limit(n);
+    try {
+      FileIo.readFully(scan.channel(), buf, (long) block * BLOCK, files.dataPath());
+    } catch (IOException e) {
+      throw ioFailed("scrub", e);
+    }
+    buf.flip();
+    CRC32C crc = new CRC32C();
+    crc.update(buf);
+    return (int) crc.getValue() == crcs.get(block) ? ReplicaScan.Block.GOOD : ReplicaScan.Block.BAD;
+  }
+
+  /**
+   * Marks the replica corrupt if it is still as {@code scan} began: one rewritten meanwhile is left
+   * alone.
+   *
+   * @return whether it was marked
+   */
+  synchronized boolean markCorruptIfUnchanged(ReplicaScan scan) throws IOException {
+    if (!unchangedSince(scan)) {
+      return false;
+    }
+    markCorrupt();
+    return true;
+  }
+
+  @GuardedBy("this") // callers hold the monitor
+  private boolean unchangedSince(ReplicaScan scan) {
+    return life == Life.OPEN
+        && state == ReplicaState.REPLICA_STATE_FINALIZED
+        && version == scan.version()
+        && generation == scan.generation()
+        && length == scan.length();
   }
 
   /** The file holding the replica's bytes (for operators' tools and tests; never write to it). */
@@ -492,6 +612,21 @@ public final class Replica {
 
   synchronized boolean isDeleted() {
     return life == Life.DELETED;
+  }
+
+  /**
+   * Takes the replica out of service because its directory failed: every method fails with
+   * NOT_FOUND from now on, and its files are closed but left alone.
+   */
+  synchronized void lose() {
+    if (life == Life.OPEN) {
+      life = Life.LOST;
+    }
+    try {
+      files.close();
+    } catch (IOException e) {
+      // The directory has failed; there is nothing more to do with its files.
+    }
   }
 
   /** Closes the channels for good: the store is closing. */
@@ -660,8 +795,17 @@ public final class Replica {
     switch (life) {
       case OPEN -> {}
       case DELETED -> throw error(Status.NOT_FOUND, operation, "the replica was deleted");
+      case LOST ->
+          throw error(
+              Status.NOT_FOUND, operation, "the replica was lost with its failed data dir " + dir);
       case CLOSED -> throw error(Status.UNAVAILABLE, operation, "the store is closed");
     }
+  }
+
+  /** Has the directory checked after {@code operation} failed with {@code e}; returns {@code e}. */
+  private IOException ioFailed(String operation, IOException e) {
+    dir.ioError(operation + " chunk " + key, e);
+    return e;
   }
 
   private IOException error(Status status, String operation, String detail) {
