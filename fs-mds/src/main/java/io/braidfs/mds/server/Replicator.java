@@ -173,8 +173,15 @@ final class Replicator implements AutoCloseable {
       } while (cursor != null);
       if (!needy.isEmpty()) {
         LOG.info("{}: replication scan: {} files need copies or trimming", id, needy.size());
-        onMutationThread(() -> needy.forEach(this::enqueue), needy.size() + " files");
       }
+      onMutationThread(
+          () -> {
+            // A server a copy failed on may take the chunk again from now on (it may have been
+            // only busy or briefly unreachable).
+            failed.clear();
+            needy.forEach(this::enqueue);
+          },
+          needy.size() + " files");
     } catch (IOException | RuntimeException e) {
       LOG.warn("{}: replication scan failed: {}", id, e.toString());
     } finally {
