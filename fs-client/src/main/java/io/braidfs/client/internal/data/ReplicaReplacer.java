@@ -154,7 +154,10 @@ final class ReplicaReplacer {
         now.getVersion(),
         added
             ? "a new replica seeded with " + held + " bytes"
-            : "no server for a new one, " + now.getReplicasCount() + " replicas left");
+            : "no server for a new one, "
+                + now.getReplicasCount()
+                + (now.getReplicasCount() == 1 ? " replica" : " replicas")
+                + " left");
     return new Replaced(now, fresh);
   }
 
