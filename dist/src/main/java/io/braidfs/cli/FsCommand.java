@@ -136,7 +136,11 @@ final class FsCommand implements Runnable {
     }
   }
 
-  private static @Nullable BraidClient connect(
+  /**
+   * Connects a client as {@code who}; on failure reports one line on {@code cmd}'s stderr, {@code
+   * cmd's name: where: why}, and returns null. Shared with {@code braid admin}.
+   */
+  static @Nullable BraidClient connect(
       BraidConfig cfg,
       String who,
       String clientName,
@@ -166,7 +170,18 @@ final class FsCommand implements Runnable {
    * @throws ConfigException if any of it is unknown or invalid
    */
   BraidConfig configuration() {
-    CommandLine cmd = spec().commandLine();
+    return clientConfiguration(spec().commandLine(), config, mds, user);
+  }
+
+  /**
+   * A command's client configuration from its options (those of {@code braid fs}, which {@code
+   * braid admin} shares): a shorter failover timeout, then {@code config}'s file and {@code -D},
+   * then {@code --mds}; {@code --user} is checked here too.
+   *
+   * @throws ConfigException if any of it is unknown or invalid
+   */
+  static BraidConfig clientConfiguration(
+      CommandLine cmd, ConfigOptions config, @Nullable String mds, @Nullable String user) {
     Map<String, String> defaults = new LinkedHashMap<>();
     defaults.put(ClientConfigKeys.FAILOVER_TIMEOUT.name(), FAILOVER_TIMEOUT);
     Map<String, String> flags = new LinkedHashMap<>();

@@ -36,6 +36,17 @@ public final class StopSignal {
     requested.await();
   }
 
+  /**
+   * Waits until a stop is requested or {@code timeout} has passed, whichever comes first: a pause
+   * that Ctrl-C cuts short.
+   *
+   * @return whether a stop was requested
+   * @throws InterruptedException if this thread is interrupted while waiting
+   */
+  public boolean awaitRequest(Duration timeout) throws InterruptedException {
+    return requested.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
   /** Records that the command ended with {@code code}; only the first call counts. */
   public void finished(int code) {
     if (finished.getCount() != 0) {

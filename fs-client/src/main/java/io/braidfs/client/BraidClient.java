@@ -200,6 +200,13 @@ public final class BraidClient implements AutoCloseable {
     return mds;
   }
 
+  /**
+   * The operators' calls (fsck, the cluster report, decommission) over this client's connection.
+   */
+  public BraidAdmin admin() {
+    return new BraidAdmin(mds);
+  }
+
   /** The counters of this client's short-circuit reads of replicas on this host, now. */
   public ShortCircuitStats shortCircuitStats() {
     return new ShortCircuitStats(

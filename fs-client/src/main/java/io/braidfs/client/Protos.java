@@ -1,11 +1,14 @@
 package io.braidfs.client;
 
 import io.braidfs.proto.ChunkId;
+import io.braidfs.proto.ClusterReportResponse;
 import io.braidfs.proto.ContentSummaryResponse;
+import io.braidfs.proto.FsckResponse;
 import io.braidfs.proto.GetChunkLocationsResponse;
 import io.braidfs.proto.GetLayoutPolicyResponse;
 import io.braidfs.proto.GetServerDefaultsResponse;
 import io.braidfs.proto.LayoutSpec;
+import io.braidfs.proto.ServerAdminState;
 import io.braidfs.proto.StatFsResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -135,5 +138,113 @@ final class Protos {
     }
     return new ChunkLocations(
         sets, r.getFileLength(), r.getUnderConstruction(), layoutPolicy(r.getLayout()));
+  }
+
+  // ---- admin (BraidAdmin) -----------------------------------------------------------------------
+
+  static FileHealth fileHealth(io.braidfs.proto.FileHealth health) {
+    return switch (health) {
+      case HEALTHY -> FileHealth.HEALTHY;
+      case UNDER_REPLICATED -> FileHealth.UNDER_REPLICATED;
+      case CORRUPT -> FileHealth.CORRUPT;
+      case MISSING -> FileHealth.MISSING;
+      case FILE_HEALTH_UNSPECIFIED, UNRECOGNIZED -> FileHealth.UNKNOWN;
+    };
+  }
+
+  static ServerState serverState(ServerAdminState state) {
+    return switch (state) {
+      case IN_SERVICE -> ServerState.IN_SERVICE;
+      case DECOMMISSIONING -> ServerState.DECOMMISSIONING;
+      case DECOMMISSIONED -> ServerState.DECOMMISSIONED;
+      case IN_MAINTENANCE -> ServerState.IN_MAINTENANCE;
+      case SERVER_ADMIN_STATE_UNSPECIFIED, UNRECOGNIZED -> ServerState.UNKNOWN;
+    };
+  }
+
+  static ServerAdminState toProto(ServerState state) {
+    return switch (state) {
+      case IN_SERVICE -> ServerAdminState.IN_SERVICE;
+      case DECOMMISSIONING -> ServerAdminState.DECOMMISSIONING;
+      case DECOMMISSIONED -> ServerAdminState.DECOMMISSIONED;
+      case IN_MAINTENANCE -> ServerAdminState.IN_MAINTENANCE;
+      case UNKNOWN -> ServerAdminState.SERVER_ADMIN_STATE_UNSPECIFIED;
+    };
+  }
+
+  static FsckFile fsckFile(io.braidfs.proto.FsckFile f) {
+    return new FsckFile(
+        f.getPath(),
+        fileHealth(f.getHealth()),
+        f.getReplication(),
+        f.getLength(),
+        f.getChunks(),
+        f.getUnderReplicatedChunks(),
+        f.getCorruptChunks(),
+        f.getMissingChunks(),
+        f.getOpenForWrite());
+  }
+
+  static FsckReport fsckReport(FsckResponse r) {
+    List<FsckFile> entries = new ArrayList<>(r.getEntriesCount());
+    for (io.braidfs.proto.FsckFile f : r.getEntriesList()) {
+      entries.add(fsckFile(f));
+    }
+    return new FsckReport(
+        r.getFiles(),
+        r.getDirectories(),
+        r.getChunks(),
+        r.getHealthyFiles(),
+        r.getUnderReplicatedFiles(),
+        r.getCorruptFiles(),
+        r.getMissingFiles(),
+        r.getUnderReplicatedChunks(),
+        r.getCorruptChunks(),
+        r.getMissingChunks(),
+        entries,
+        r.getTruncated(),
+        r.getRepairQueue(),
+        r.getSafeMode());
+  }
+
+  static ServerReport serverReport(io.braidfs.proto.ServerReport s) {
+    return new ServerReport(
+        s.getServerId(),
+        s.getHost(),
+        s.getPort(),
+        s.getRack(),
+        s.getLive(),
+        serverState(s.getState()),
+        s.getCapacityBytes(),
+        s.getUsedBytes(),
+        s.getAvailableBytes(),
+        s.getReplicas(),
+        millis(s.getLastHeartbeatMs()),
+        s.getFailedDataDirs(),
+        s.getCopiesInFlight(),
+        s.getDataDirs());
+  }
+
+  static ClusterReport clusterReport(ClusterReportResponse r) {
+    List<ServerReport> servers = new ArrayList<>(r.getServersCount());
+    for (io.braidfs.proto.ServerReport s : r.getServersList()) {
+      servers.add(serverReport(s));
+    }
+    return new ClusterReport(
+        servers,
+        r.getCapacityBytes(),
+        r.getUsedBytes(),
+        r.getAvailableBytes(),
+        r.getLiveServers(),
+        r.getDeadServers(),
+        r.getRepairQueue(),
+        r.getCopiesInFlight(),
+        r.getSafeMode(),
+        millis(r.getSafeModeRemainingMs()));
+  }
+
+  /** A uint64 count of milliseconds; one above Long.MAX_VALUE (negative here) is capped to it. */
+  private static Duration millis(long unsignedMillis) {
+    return Duration.ofMillis(unsignedMillis < 0 ? Long.MAX_VALUE : unsignedMillis);
   }
 }

@@ -21,7 +21,8 @@ import org.jspecify.annotations.Nullable;
  * The Hadoop face of a {@link BraidOutputStream}: Syncable (hflush makes the bytes visible to new
  * readers, hsync also durable), abortable, and counted in IOStatistics. Bytes written are counted
  * in FileSystem.Statistics by the FSDataOutputStream that wraps this, which also keeps the position
- * (so Parquet's footer offsets include bytes still in write-behind).
+ * (so Parquet's footer offsets include bytes still in write-behind). Failures come as the Hadoop
+ * exceptions {@link HadoopErrors} gives (a full cluster: ClusterStorageCapacityExceededException).
  *
  * <p>Thread-safety: every call is serialised on the underlying stream, so concurrent writers (as
  * HBase's WAL does with HDFS) interleave whole writes.
@@ -69,7 +70,11 @@ final class BraidFsOutputStream extends OutputStream
 
   @Override
   public void flush() throws IOException {
-    out.flush();
+    try {
+      out.flush();
+    } catch (IOException e) {
+      throw failed(e);
+    }
   }
 
   @Override
@@ -139,8 +144,11 @@ final class BraidFsOutputStream extends OutputStream
     return "BraidFsOutputStream{" + out.path() + ", " + io + "}";
   }
 
+  /**
+   * Counts a failure and gives the exception Hadoop callers expect for it ({@link HadoopErrors}).
+   */
   private IOException failed(IOException e) {
     io.incrementCounter(STREAM_WRITE_EXCEPTIONS);
-    return e;
+    return HadoopErrors.translate(e, HadoopErrors.Op.PATH);
   }
 }

@@ -5,6 +5,7 @@ import io.braidfs.common.error.StatusExceptions;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import org.apache.hadoop.fs.ChecksumException;
+import org.apache.hadoop.fs.ClusterStorageCapacityExceededException;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.InvalidPathException;
 import org.apache.hadoop.fs.ParentNotDirectoryException;
@@ -69,6 +70,10 @@ final class HadoopErrors {
           case PERMISSION_DENIED, INVALID_TOKEN, NOT_AUTHENTICATED ->
               new AccessControlException(message);
           case CHECKSUM_MISMATCH -> new ChecksumException(message, -1);
+          // No data server has room: Hadoop's own type for a full cluster, which HDFS's quota
+          // exceptions extend too (QUOTA_EXCEEDED stays the Braid exception: HDFS's
+          // QuotaExceededException lives in hadoop-hdfs-client, which this module does not use).
+          case NO_SPACE -> new ClusterStorageCapacityExceededException(message);
           // Unchecked, as the specification (and HDFS's client) raise them.
           case NAME_TOO_LONG -> throw withCause(new InvalidPathException(message), e);
           case UNSUPPORTED -> throw withCause(new UnsupportedOperationException(message), e);

@@ -9,6 +9,7 @@ import io.braidfs.hadoop.HadoopErrors.Op;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import org.apache.hadoop.fs.ChecksumException;
+import org.apache.hadoop.fs.ClusterStorageCapacityExceededException;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.InvalidPathException;
 import org.apache.hadoop.fs.ParentNotDirectoryException;
@@ -50,6 +51,14 @@ class HadoopErrorsTest {
       assertThat(translate(s, Op.PATH)).isInstanceOf(AccessControlException.class);
     }
     assertThat(translate(Status.CHECKSUM_MISMATCH, Op.OPEN)).isInstanceOf(ChecksumException.class);
+    for (Op op : Op.values()) {
+      assertThat(translate(Status.NO_SPACE, op))
+          .isExactlyInstanceOf(ClusterStorageCapacityExceededException.class)
+          .hasMessage("op /a/b: why");
+    }
+    // A quota is the Braid exception itself (HDFS's subclass is in hadoop-hdfs-client).
+    IOException quota = braid(Status.QUOTA_EXCEEDED);
+    assertThat(HadoopErrors.translate(quota, Op.CREATE)).isSameAs(quota);
     assertThatThrownBy(() -> translate(Status.UNSUPPORTED, Op.PATH))
         .isExactlyInstanceOf(UnsupportedOperationException.class)
         .hasCauseInstanceOf(IOException.class);

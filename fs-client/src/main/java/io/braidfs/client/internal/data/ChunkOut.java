@@ -4,6 +4,8 @@ import io.braidfs.proto.ChunkLocation;
 import io.braidfs.proto.ChunkState;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -26,6 +28,9 @@ final class ChunkOut {
 
   /** Some write to this chunk was acknowledged by every replica (set on event loops). */
   volatile boolean everAcked;
+
+  /** Servers whose replica of this chunk failed: never chosen again as its replacement. */
+  final Set<Integer> failedServers = new TreeSet<>();
 
   final ArrayDeque<Pending> pending = new ArrayDeque<>();
   final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();

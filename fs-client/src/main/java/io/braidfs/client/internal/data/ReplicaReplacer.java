@@ -18,6 +18,7 @@ import io.braidfs.proto.ReplicaLocation;
 import io.braidfs.proto.TruncateChunkRequest;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -62,9 +63,18 @@ final class ReplicaReplacer {
   /**
    * Replaces the replica on {@code failedServerId}.
    *
+   * @param excluded servers not to choose as the replacement (those that failed on this chunk
+   *     before: a full server stays full)
    * @param acked whether any write to the chunk was acknowledged by every replica in this stream
+   * @return the new chain; without a replacement (shorter) when the MDS found no server for one
+   * @throws IOException the MDS's refusal (NO_SPACE when no server has room), or a survivor's
    */
-  Replaced replace(ChunkLocation old, int failedServerId, ByteString token, boolean acked)
+  Replaced replace(
+      ChunkLocation old,
+      int failedServerId,
+      Collection<Integer> excluded,
+      ByteString token,
+      boolean acked)
       throws IOException {
     Map<Integer, Long> lengths = new TreeMap<>();
     List<ReplicaLocation> survivors = new ArrayList<>();
@@ -96,6 +106,8 @@ final class ReplicaReplacer {
                 .setFailedServerId(failedServerId)
                 .setAckedLength(held)
                 .addExcludedServerIds(failedServerId)
+                .addAllExcludedServerIds(
+                    excluded.stream().filter(id -> id != failedServerId).toList())
                 .build());
     ChunkLocation now = answer.getChunk();
     ByteString fresh = answer.getToken();
@@ -132,15 +144,20 @@ final class ReplicaReplacer {
               .setToken(fresh)
               .build());
     }
+    boolean added = now.getReplicasCount() > survivors.size();
     LOG.info(
-        "{}: replaced the replica of chunk {} on data server {}: version {} -> {}, {} bytes"
-            + " copied",
+        "{}: replaced the replica of chunk {} on data server {}: version {} -> {}, {}",
         path,
         Integer.toUnsignedString(old.getId().getChunkIndex()),
         failedServerId,
         old.getVersion(),
         now.getVersion(),
-        held);
+        added
+            ? "a new replica seeded with " + held + " bytes"
+            : "no server for a new one, "
+                + now.getReplicasCount()
+                + (now.getReplicasCount() == 1 ? " replica" : " replicas")
+                + " left");
     return new Replaced(now, fresh);
   }
 

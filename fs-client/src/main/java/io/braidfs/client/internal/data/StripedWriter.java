@@ -49,9 +49,12 @@ import org.jspecify.annotations.Nullable;
  * WriteChunk to the head of the chunk's chain, with up to {@link DataPathOptions#maxInFlight()}
  * transfers in flight (more writes wait). Chunk sets are allocated from the MDS as the file reaches
  * them. A write that fails on one replica is not an error for the caller: the writer replaces the
- * replica ({@link ReplicaReplacer}) and sends every unacknowledged write again. Errors that
- * replacing cannot fix (no space, a bad token, a fenced writer) surface on the next call and on
- * every call after it.
+ * replica ({@link ReplicaReplacer}) and sends every unacknowledged write again. That includes a
+ * data server that refuses with NO_SPACE naming itself (its disk is full; others may have room),
+ * unless it holds the chunk's only copy of bytes already written. Errors that replacing cannot fix
+ * (the MDS's NO_SPACE when no server has room, a bad token, a fenced writer, no replica left)
+ * surface on the next call and on every call after it, and the file is never committed past what
+ * the last successful flush published.
  *
  * <p>{@link #flush()} returns when every replica has every byte (hflush) and publishes the length;
  * {@link #sync()} also forces it to disk (hsync); {@link #close()} finalizes every chunk (on disk
@@ -492,18 +495,45 @@ public final class StripedWriter implements AutoCloseable {
     int failed = RemoteErrorInfo.of(failure).map(ErrorInfo::getFailedServerId).orElse(0);
     if (s == Status.INVALID_TOKEN && c.tokenRefreshes++ == 0) {
       refreshToken(c); // once: an expired token; a second refusal is not the token's age
-    } else if (replaceable(s) && failed != 0 && c.replacements < options.maxReplacements()) {
-      ReplicaReplacer.Replaced r = replacer.replace(c.location, failed, token, c.everAcked);
+    } else if (replaceable(s)
+        && failed != 0
+        && c.replacements < options.maxReplacements()
+        && !(s == Status.NO_SPACE && onlyCopy(c, failed))) {
+      c.failedServers.add(failed);
+      ReplicaReplacer.Replaced r;
+      try {
+        r = replacer.replace(c.location, failed, c.failedServers, token, c.everAcked);
+      } catch (IOException e) {
+        // The MDS's NO_SPACE (no server has room) among them: the write fails with it.
+        throw fail(e);
+      }
       c.location = r.location();
       token = r.token();
       c.replacements++;
       c.reported = false;
+      if (r.location().getReplicasCount() == 0) {
+        // No server could take the replica and none survives: nothing left to write to.
+        throw fail(asIOException(failure, s));
+      }
     } else {
-      throw fail(
-          failure instanceof IOException io
-              ? io
-              : StatusExceptions.toIOException(s, String.valueOf(failure.getMessage()), failure));
+      throw fail(asIOException(failure, s));
     }
+  }
+
+  /**
+   * Whether the failed server holds the chunk's only copy of bytes written to it: a full server's
+   * replica is intact, and replacing it with nothing to seed the new one from would lose them.
+   */
+  private static boolean onlyCopy(ChunkOut c, int failed) {
+    boolean othersInChain =
+        c.location.getReplicasList().stream().anyMatch(r -> r.getServerId() != failed);
+    return !othersInChain && (c.everAcked || c.location.getLength() > 0);
+  }
+
+  private static IOException asIOException(Throwable failure, Status s) {
+    return failure instanceof IOException io
+        ? io
+        : StatusExceptions.toIOException(s, String.valueOf(failure.getMessage()), failure);
   }
 
   private void refreshToken(ChunkOut c) throws IOException {
@@ -525,7 +555,10 @@ public final class StripedWriter implements AutoCloseable {
     anyFailure.set(true);
   }
 
-  /** Failures a new replica fixes: the replica or its server is gone or broken. */
+  /**
+   * Failures a new replica fixes: the replica or its server is gone or broken, or its disk is full
+   * (other servers may have room; a full server is replaced as a dead one is).
+   */
   private static boolean replaceable(Status s) {
     return switch (s) {
       case UNAVAILABLE,
@@ -534,19 +567,24 @@ public final class StripedWriter implements AutoCloseable {
           CANCELLED,
           BUSY,
           CHECKSUM_MISMATCH,
-          NOT_FOUND ->
+          NOT_FOUND,
+          NO_SPACE ->
           true;
       default -> false;
     };
   }
 
-  /** A failure naming the server that failed: the one the error names, else {@code head}. */
+  /**
+   * A failure naming the server that failed: the one the error names, else {@code head}. A NO_SPACE
+   * that names no server is not tagged: only the full server itself can say it is full.
+   */
   private static Throwable tagged(Throwable failure, ReplicaLocation head) {
     Throwable f =
         failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
             ? failure.getCause()
             : failure;
-    if (RemoteErrorInfo.of(f).map(ErrorInfo::getFailedServerId).orElse(0) != 0) {
+    if (RemoteErrorInfo.of(f).map(ErrorInfo::getFailedServerId).orElse(0) != 0
+        || StatusExceptions.statusOf(f) == Status.NO_SPACE) {
       return f;
     }
     ErrorInfo info =
