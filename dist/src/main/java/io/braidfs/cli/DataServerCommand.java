@@ -125,7 +125,8 @@ final class DataServerCommand implements Callable<Integer> {
                 + ", mds "
                 + mdsList
                 + ")",
-        parent().stopSignal());
+        parent().stopSignal(),
+        DataServer::whenStopped);
   }
 
   /**

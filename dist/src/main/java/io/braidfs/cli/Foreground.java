@@ -3,6 +3,8 @@ package io.braidfs.cli;
 import io.braidfs.common.lifecycle.Service;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +43,24 @@ final class Foreground {
       S service,
       Function<S, String> readyLine,
       StopSignal stop) {
+    return run(cmd, what, where, service, readyLine, stop, s -> new CompletableFuture<>());
+  }
+
+  /**
+   * As {@link #run(CommandLine, String, String, Service, Function, StopSignal)}, for a service that
+   * may also stop on its own (a data server whose every disk failed): then the command ends with
+   * {@link Braid#EXIT_FAILURE}.
+   *
+   * @param stoppedOnItsOwn completes when the service stopped without being asked
+   */
+  static <S extends Service> int run(
+      CommandLine cmd,
+      String what,
+      String where,
+      S service,
+      Function<S, String> readyLine,
+      StopSignal stop,
+      Function<S, CompletableFuture<Void>> stoppedOnItsOwn) {
     PrintWriter out = cmd.getOut();
     PrintWriter err = cmd.getErr();
     try (service) {
@@ -54,7 +74,20 @@ final class Foreground {
       }
       out.println(readyLine.apply(service));
       out.flush();
+      AtomicBoolean onItsOwn = new AtomicBoolean();
+      stoppedOnItsOwn
+          .apply(service)
+          .thenRun(
+              () -> {
+                onItsOwn.set(true);
+                stop.request();
+              });
       stop.awaitRequest();
+      if (onItsOwn.get()) {
+        err.println(what + ": stopped on its own; see its log for why");
+        err.flush();
+        return Braid.EXIT_FAILURE;
+      }
       LOG.info("{}: stopping", what);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

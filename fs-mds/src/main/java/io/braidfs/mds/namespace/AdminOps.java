@@ -301,8 +301,18 @@ public final class AdminOps {
 
   private io.braidfs.mds.cluster.@org.jspecify.annotations.Nullable DataServer find(String server) {
     String s = server.strip();
+    io.braidfs.common.rpc.HostPort address = null;
+    try {
+      address = io.braidfs.common.rpc.HostPort.parse(s); // [::1]:7500 names host ::1
+    } catch (IllegalArgumentException notAnAddress) {
+      // an id
+    }
     for (DataServer d : ns.registry.servers()) {
-      if (d.endpoint().equalsIgnoreCase(s) || Integer.toUnsignedString(d.id()).equals(s)) {
+      boolean sameAddress =
+          address != null
+              && address.port() == d.port()
+              && address.host().equalsIgnoreCase(d.host());
+      if (sameAddress || Integer.toUnsignedString(d.id()).equals(s)) {
         return d;
       }
     }
