@@ -353,6 +353,15 @@ public final class DataServerRegistry {
     }
   }
 
+  /**
+   * Whether a server that has not registered since the MDS started may still be on its way: less
+   * than the start-up grace plus the dead interval has passed since the start. Until then its
+   * replicas count, so a slow server does not start a storm of copies.
+   */
+  public boolean mayStillRegister() {
+    return clock.nanoTime() - startNanos < startupGraceNanos + deadIntervalNanos;
+  }
+
   /** Ends the start-up grace early: every server expected has registered and reported. */
   public void endStartupGrace() {
     synchronized (lock) {

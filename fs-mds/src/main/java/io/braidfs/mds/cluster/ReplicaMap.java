@@ -60,8 +60,11 @@ public final class ReplicaMap {
   @GuardedBy("lock")
   private final Map<Integer, Pending> pending = new HashMap<>();
 
+  /** A bad mark: what is wrong, with the chunk version it was found at. */
+  private record Mark(Bad why, long version) {}
+
   @GuardedBy("lock")
-  private final Map<ChunkRef, Map<Integer, Bad>> bad = new HashMap<>();
+  private final Map<ChunkRef, Map<Integer, Mark>> bad = new HashMap<>();
 
   /** Servers whose full report was complete since this MDS started. */
   @GuardedBy("lock")
@@ -186,14 +189,15 @@ public final class ReplicaMap {
   }
 
   /**
-   * Records that the replica of {@code chunk} on {@code serverId} does not count; a corrupt mark is
-   * not weakened to missing.
+   * Records that the replica of {@code chunk} at {@code version} on {@code serverId} does not
+   * count; a corrupt mark is not weakened to missing at the same version.
    */
-  public void markBad(ChunkRef chunk, int serverId, Bad why) {
+  public void markBad(ChunkRef chunk, int serverId, Bad why, long version) {
     synchronized (lock) {
-      Map<Integer, Bad> on = bad.computeIfAbsent(chunk, k -> new HashMap<>());
-      if (on.get(serverId) != Bad.CORRUPT) {
-        on.put(serverId, why);
+      Map<Integer, Mark> on = bad.computeIfAbsent(chunk, k -> new HashMap<>());
+      Mark old = on.get(serverId);
+      if (old == null || old.version() != version || old.why() != Bad.CORRUPT) {
+        on.put(serverId, new Mark(why, version));
       }
     }
   }
@@ -201,25 +205,38 @@ public final class ReplicaMap {
   /** Forgets a bad mark: the replica was replaced, or its server reported it whole again. */
   public void clearBad(ChunkRef chunk, int serverId) {
     synchronized (lock) {
-      Map<Integer, Bad> on = bad.get(chunk);
+      Map<Integer, Mark> on = bad.get(chunk);
       if (on != null && on.remove(serverId) != null && on.isEmpty()) {
         bad.remove(chunk);
       }
     }
   }
 
-  /** Forgets every bad mark of a chunk (it is gone). */
+  /** Forgets every bad mark of a chunk (its record is gone or was rewritten). */
   public void forgetChunk(ChunkRef chunk) {
     synchronized (lock) {
       bad.remove(chunk);
     }
   }
 
-  /** The servers whose replica of {@code chunk} does not count, and why; empty for most chunks. */
-  public Map<Integer, Bad> badReplicas(ChunkRef chunk) {
+  /**
+   * The servers whose replica of {@code chunk} at {@code version} does not count, and why; empty
+   * for most chunks. Marks of other versions are left out (the chunk was rewritten since).
+   */
+  public Map<Integer, Bad> badReplicas(ChunkRef chunk, long version) {
     synchronized (lock) {
-      Map<Integer, Bad> on = bad.get(chunk);
-      return on == null ? Map.of() : Map.copyOf(on);
+      Map<Integer, Mark> on = bad.get(chunk);
+      if (on == null) {
+        return Map.of();
+      }
+      Map<Integer, Bad> out = new HashMap<>();
+      on.forEach(
+          (server, mark) -> {
+            if (mark.version() == version) {
+              out.put(server, mark.why());
+            }
+          });
+      return out;
     }
   }
 

@@ -144,7 +144,8 @@ public final class AdminOps {
         ChunkRecord c = Records.decodeChunk(e.key(), e.value());
         ChunkRef ref = new ChunkRef(file.id(), Keys.chunkIndex(e.key()));
         FileHealth h =
-            ChunkHealth.of(ns.registry, ns.replicaMap, ref, c.getReplicaServerIdsList())
+            ChunkHealth.of(
+                    ns.registry, ns.replicaMap, ref, c.getVersion(), c.getReplicaServerIdsList())
                 .health(want);
         f.setChunks(f.getChunks() + 1);
         switch (h) {
@@ -266,23 +267,12 @@ public final class AdminOps {
   }
 
   /**
-   * Marks decommissioned every draining server that holds no needed replica any more: it has
-   * reported since the MDS started, and none of the chunks it reports lists it as a holder.
+   * Marks decommissioned every draining server that holds no needed replica any more: no chunk
+   * record names it (open files' write chains included).
    */
   public void finishDecommissions(Mutation m) throws IOException {
     for (DataServer s : ns.registry.servers()) {
-      if (s.state() != AdminState.DECOMMISSIONING || !ns.replicaMap.hasReported(s.id())) {
-        continue;
-      }
-      boolean needed = false;
-      for (ChunkRef c : ns.replicaMap.chunksOf(s.id())) {
-        ChunkRecord r = ns.chunk(ns.decided, c.inode(), Integer.toUnsignedLong(c.index()));
-        if (r != null && r.getReplicaServerIdsList().contains(s.id())) {
-          needed = true;
-          break;
-        }
-      }
-      if (!needed) {
+      if (s.state() == AdminState.DECOMMISSIONING && !ns.holderIndex.holdsAny(s.id())) {
         LOG.info("{}: {} holds no needed replica: decommissioned", ns.id, s);
         put(m, s.id(), AdminState.DECOMMISSIONED);
       }

@@ -15,8 +15,10 @@ import java.util.Map;
  * fsck and the locations handed to readers share.
  *
  * <ul>
- *   <li><b>good</b>: counts towards the file's replication: on a live server in service, or on a
- *       server in maintenance (live or not), and not known bad.
+ *   <li><b>good</b>: counts towards the file's replication: on a live server in service, on a
+ *       server in maintenance (live or not), or on a server not registered yet while the MDS has
+ *       just started ({@link DataServerRegistry#mayStillRegister}), and not known bad; live ones
+ *       first.
  *   <li><b>readable</b>: can be read now: on a live server and not known bad; the good ones first,
  *       then those on draining (decommissioning) servers. Copies are made from these.
  *   <li>every other holder is dead (and not in maintenance), unknown to the MDS, or holds a replica
@@ -25,7 +27,7 @@ import java.util.Map;
  *
  * <p>Thread-safety: immutable.
  *
- * @param good holders whose replica counts, in recorded order
+ * @param good holders whose replica counts: live ones in recorded order, then those away
  * @param readable holders a reader or a copy can use now, good ones first
  * @param corruptLive live holders whose replica is known corrupt
  */
@@ -33,8 +35,13 @@ public record ChunkHealth(List<Integer> good, List<Integer> readable, List<Integ
 
   /** Classifies the recorded {@code holders} of {@code chunk}. */
   public static ChunkHealth of(
-      DataServerRegistry registry, ReplicaMap replicas, ChunkRef chunk, List<Integer> holders) {
-    Map<Integer, ReplicaMap.Bad> bad = replicas.badReplicas(chunk);
+      DataServerRegistry registry,
+      ReplicaMap replicas,
+      ChunkRef chunk,
+      long version,
+      List<Integer> holders) {
+    Map<Integer, ReplicaMap.Bad> bad = replicas.badReplicas(chunk, version);
+    List<Integer> goodAway = new ArrayList<>(0);
     List<Integer> good = new ArrayList<>(holders.size());
     List<Integer> readable = new ArrayList<>(holders.size());
     List<Integer> draining = new ArrayList<>(0);
@@ -50,14 +57,19 @@ public record ChunkHealth(List<Integer> good, List<Integer> readable, List<Integ
         }
         continue;
       }
-      if (state.countsReplicas() && (live || state == AdminState.IN_MAINTENANCE)) {
+      if (state.countsReplicas() && live) {
         good.add(id);
+      } else if (state == AdminState.IN_MAINTENANCE || (s == null && registry.mayStillRegister())) {
+        // Away for a planned restart, or not registered yet so soon after the MDS started: it
+        // counts, after the live ones (which are kept first when holders are trimmed).
+        goodAway.add(id);
       }
       if (live) {
         (state.countsReplicas() ? readable : draining).add(id);
       }
     }
     readable.addAll(draining);
+    good.addAll(goodAway);
     return new ChunkHealth(List.copyOf(good), List.copyOf(readable), List.copyOf(corrupt));
   }
 

@@ -48,6 +48,10 @@ public final class ChunkReports {
 
   private final Namespace ns;
   private final Map<Integer, Set<ChunkState>> deletions = new ConcurrentHashMap<>();
+
+  /** Deletions handed out in a server's last heartbeat answer, perhaps not carried out yet. */
+  private final Map<Integer, Set<ChunkRef>> told = new ConcurrentHashMap<>();
+
   private volatile BiPredicate<ChunkRef, Integer> copying = (c, s) -> false;
 
   ChunkReports(Namespace ns) {
@@ -83,6 +87,16 @@ public final class ChunkReports {
     }
     for (ChunkRef gone : full.gone()) {
       lost(server, gone, repair);
+    }
+    // What the records say the server should hold and the report lacks. A record changed in the
+    // last moments may name a replica made after the server took its list (a copy, a close).
+    long settled = ns.clock.nanoTime() - settleNanos();
+    for (ChunkRef should : ns.holderIndex.chunksOf(server)) {
+      if (!full.replicas().containsKey(should)
+          && ns.holderIndex.changedNanos(should) < settled
+          && !copying.test(should, server)) {
+        lost(server, should, repair);
+      }
     }
     addDeletions(server, delete);
     LOG.info(
@@ -127,7 +141,8 @@ public final class ChunkReports {
       ChunkRecord c = ns.chunk(ns.store, ref.inode(), Integer.toUnsignedLong(ref.index()));
       if (c == null
           || c.getVersion() != b.getVersion()
-          || !c.getReplicaServerIdsList().contains(b.getServerId())) {
+          || !c.getReplicaServerIdsList().contains(b.getServerId())
+          || openForWrite(ref.inode())) {
         LOG.info(
             "{}: {} reports a bad replica of {} that is no longer current", ns.id, reporter, ref);
         continue;
@@ -140,7 +155,7 @@ public final class ChunkReports {
           b.getVersion(),
           Integer.toUnsignedString(b.getServerId()),
           b.getReason());
-      ns.replicaMap.markBad(ref, b.getServerId(), ReplicaMap.Bad.CORRUPT);
+      ns.replicaMap.markBad(ref, b.getServerId(), ReplicaMap.Bad.CORRUPT, c.getVersion());
       repair.add(ref);
     }
     return repair;
@@ -151,6 +166,7 @@ public final class ChunkReports {
    * (mutation thread): a replica that became a holder's since it was reported stays.
    */
   List<ChunkState> deletionsFor(int serverId, int max) throws IOException {
+    told.remove(serverId); // carried out by now: the server heartbeats after handling an answer
     Set<ChunkState> pending = deletions.get(serverId);
     if (pending == null || pending.isEmpty() || max <= 0) {
       return List.of();
@@ -167,10 +183,38 @@ public final class ChunkReports {
           c != null
               && c.getReplicaServerIdsList().contains(serverId)
               && c.getVersion() <= s.getVersion();
-      if (!wanted && !copying.test(ref, serverId)) {
+      Inode file = Tree.find(ns.decided, ref.inode());
+      boolean open = file != null && file.record().hasOpenForWrite();
+      if (!wanted && !open && !copying.test(ref, serverId)) {
         out.add(s);
+        told.computeIfAbsent(serverId, k -> ConcurrentHashMap.newKeySet()).add(ref);
       }
     }
+    return out;
+  }
+
+  /**
+   * The servers told, or about to be told, to delete their replica of {@code chunk}: not to be
+   * chosen as a copy's target until that is done (the copy would find the old replica and answer at
+   * once, just before it is deleted).
+   */
+  Set<Integer> deleting(ChunkRef chunk) {
+    Set<Integer> out = new HashSet<>();
+    deletions.forEach(
+        (server, states) -> {
+          for (ChunkState s : states) {
+            if (s.getId().getInodeId() == chunk.inode()
+                && s.getId().getChunkIndex() == chunk.index()) {
+              out.add(server);
+            }
+          }
+        });
+    told.forEach(
+        (server, chunks) -> {
+          if (chunks.contains(chunk)) {
+            out.add(server);
+          }
+        });
     return out;
   }
 
@@ -194,7 +238,7 @@ public final class ChunkReports {
     boolean holder = c.getReplicaServerIdsList().contains(server);
     if (r.version() < c.getVersion()) {
       if (holder) {
-        ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.MISSING);
+        ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.MISSING, c.getVersion());
         repair.add(ref);
       } else {
         delete.add(state(ref, r.version(), r.length()));
@@ -206,7 +250,7 @@ public final class ChunkReports {
     }
     if (r.state() == ReplicaState.REPLICA_STATE_CORRUPT) {
       if (holder) {
-        ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.CORRUPT);
+        ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.CORRUPT, c.getVersion());
         repair.add(ref);
       } else {
         delete.add(state(ref, r.version(), r.length()));
@@ -214,7 +258,7 @@ public final class ChunkReports {
       return;
     }
     if (holder) {
-      if (ns.replicaMap.badReplicas(ref).get(server) == ReplicaMap.Bad.MISSING) {
+      if (ns.replicaMap.badReplicas(ref, c.getVersion()).get(server) == ReplicaMap.Bad.MISSING) {
         ns.replicaMap.clearBad(ref, server); // it is back
       }
       return;
@@ -224,13 +268,24 @@ public final class ChunkReports {
     }
   }
 
-  /** A holder no longer has its replica of a closed file's chunk. */
+  /**
+   * A holder does not have its replica. Of a closed file's chunk it is marked missing; of a file
+   * open for writing, its writer finds out, and the file is looked at again when closed.
+   */
   private void lost(int server, ChunkRef ref, List<ChunkRef> repair) throws IOException {
     ChunkRecord c = ns.chunk(ns.store, ref.inode(), Integer.toUnsignedLong(ref.index()));
-    if (c != null && c.getReplicaServerIdsList().contains(server) && !openForWrite(ref.inode())) {
-      ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.MISSING);
-      repair.add(ref);
+    if (c != null && c.getReplicaServerIdsList().contains(server)) {
+      if (!openForWrite(ref.inode())) {
+        ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.MISSING, c.getVersion());
+      }
+      repair.add(ref); // the repair queue notes an open file for its close
     }
+  }
+
+  /** How long a changed chunk record is not judged against a full report. */
+  private long settleNanos() {
+    return Math.max(
+        java.time.Duration.ofSeconds(10).toNanos(), 4 * ns.registry.heartbeatInterval().toNanos());
   }
 
   private boolean openForWrite(long inode) throws IOException {
@@ -268,11 +323,5 @@ public final class ChunkReports {
         .setVersion(version)
         .setLength(length)
         .build();
-  }
-
-  /** For tests and the status page: deletions waiting for a server's next heartbeat. */
-  int pendingDeletions(int serverId) {
-    Set<ChunkState> pending = deletions.get(serverId);
-    return pending == null ? 0 : pending.size();
   }
 }

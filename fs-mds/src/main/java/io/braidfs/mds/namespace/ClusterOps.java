@@ -38,7 +38,7 @@ public final class ClusterOps {
 
   public ClusterOps(Namespace ns) {
     this.ns = ns;
-    this.reports = new ChunkReports(ns);
+    this.reports = ns.reports;
   }
 
   /** Reconciles the chunk reports data servers send. */

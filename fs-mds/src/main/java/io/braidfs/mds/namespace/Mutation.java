@@ -1,5 +1,8 @@
 package io.braidfs.mds.namespace;
 
+import io.braidfs.common.clock.Clock;
+import io.braidfs.mds.cluster.ChunkRef;
+import io.braidfs.mds.cluster.HolderIndex;
 import io.braidfs.mds.store.ColumnFamily;
 import io.braidfs.mds.store.Keys;
 import io.braidfs.mds.store.Records;
@@ -37,10 +40,19 @@ public final class Mutation implements StoreView {
   private final Map<Key, Optional<byte[]>> writes = new HashMap<>();
   private final StoreBatch.Builder batch = StoreBatch.builder();
   private final List<Runnable> afterApply = new ArrayList<>();
+  private final @Nullable HolderIndex holders;
+  private final Clock clock;
 
   Mutation(StoreView base, long nowNs) {
+    this(base, nowNs, null, Clock.system());
+  }
+
+  /** A mutation whose applied chunk records update {@code holders}. */
+  Mutation(StoreView base, long nowNs, @Nullable HolderIndex holders, Clock clock) {
     this.base = base;
     this.nowNs = nowNs;
+    this.holders = holders;
+    this.clock = clock;
   }
 
   /** The time of this mutation, nanoseconds since the epoch: every timestamp it writes. */
@@ -111,6 +123,28 @@ public final class Mutation implements StoreView {
 
   /** Runs the {@link #afterApply} actions; called once the record is applied. */
   public void applied() {
+    HolderIndex index = holders;
+    if (index != null) {
+      long now = clock.nanoTime();
+      for (Map.Entry<Key, Optional<byte[]>> w : writes.entrySet()) {
+        if (w.getKey().family() != ColumnFamily.CHUNKS) {
+          continue;
+        }
+        byte[] key = new byte[w.getKey().key().remaining()];
+        w.getKey().key().duplicate().get(key);
+        ChunkRef chunk = new ChunkRef(Keys.chunkInode(key), Keys.chunkIndex(key));
+        List<Integer> holders;
+        try {
+          holders =
+              w.getValue().isPresent()
+                  ? Records.decodeChunk(key, w.getValue().get()).getReplicaServerIdsList()
+                  : List.of();
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException("a chunk record this mutation wrote", e);
+        }
+        index.update(chunk, holders, now);
+      }
+    }
     for (Runnable r : afterApply) {
       r.run();
     }

@@ -18,6 +18,7 @@ import io.braidfs.mds.cluster.ChunkPlacement;
 import io.braidfs.mds.cluster.ChunkRef;
 import io.braidfs.mds.cluster.DataServer;
 import io.braidfs.mds.cluster.DataServerRegistry;
+import io.braidfs.mds.cluster.HolderIndex;
 import io.braidfs.mds.cluster.ReplicaLocations;
 import io.braidfs.mds.cluster.ReplicaMap;
 import io.braidfs.mds.lease.LeaseManager;
@@ -86,6 +87,8 @@ public final class Namespace {
   private final ReplicaLocations replicaLocations = new ReplicaLocations();
   final DeletionQueue deletions;
   final ReplicaMap replicaMap = new ReplicaMap();
+  final HolderIndex holderIndex = new HolderIndex();
+  final ChunkReports reports = new ChunkReports(this);
   final LayoutRecord defaultLayout;
   final int listPage;
   final long tokenLifetimeMs;
@@ -215,17 +218,21 @@ public final class Namespace {
       }
       cursor = page.hasMore() ? page.cursor() : null;
     } while (cursor != null);
-    // The start-up grace may end once every server named here has reported its replicas.
-    Set<Integer> holders = new HashSet<>();
+    // Which server should hold what; the start-up grace may end once every server named here has
+    // reported its replicas.
+    long now = clock.nanoTime();
     cursor = null;
     do {
       ScanPage page = decided.scan(ColumnFamily.CHUNKS, new byte[0], cursor, 4096);
       for (ScanPage.Entry e : page.entries()) {
-        holders.addAll(Records.decodeChunk(e.key(), e.value()).getReplicaServerIdsList());
+        holderIndex.update(
+            new ChunkRef(Keys.chunkInode(e.key()), Keys.chunkIndex(e.key())),
+            Records.decodeChunk(e.key(), e.value()).getReplicaServerIdsList(),
+            now);
       }
       cursor = page.hasMore() ? page.cursor() : null;
     } while (cursor != null);
-    holdersAtLoad = Set.copyOf(holders);
+    holdersAtLoad = holderIndex.servers();
   }
 
   /** The servers named as holders in chunk records when the namespace was loaded. */
@@ -241,6 +248,11 @@ public final class Namespace {
   /** The store as the journal's appended records leave it (what mutations see). */
   public StoreView decided() {
     return decided;
+  }
+
+  /** Which chunks each data server should hold, by the chunk records as applied. */
+  public HolderIndex holderIndex() {
+    return holderIndex;
   }
 
   /** What the data servers report holding, and the replicas known bad. */
@@ -290,7 +302,7 @@ public final class Namespace {
 
   /** A new mutation stamped with the current time. */
   public Mutation newMutation() {
-    return new Mutation(decided, nowNs());
+    return new Mutation(decided, nowNs(), holderIndex, clock);
   }
 
   long nowNs() {
@@ -624,7 +636,11 @@ public final class Namespace {
     }
     ChunkHealth health =
         ChunkHealth.of(
-            registry, replicaMap, new ChunkRef(inode, (int) index), c.getReplicaServerIdsList());
+            registry,
+            replicaMap,
+            new ChunkRef(inode, (int) index),
+            c.getVersion(),
+            c.getReplicaServerIdsList());
     if (!health.readable().isEmpty()) {
       // Dead servers and bad replicas leave what readers get; draining servers come after the
       // others, as HDFS lists decommissioning nodes last.

@@ -78,6 +78,9 @@ public final class Replication {
   private final Namespace ns;
   private final int maxReplication;
 
+  /** Chunks already warned about having no readable replica (mutation thread only). */
+  private final Set<ChunkRef> warnedNoSource = new HashSet<>();
+
   public Replication(Namespace ns, int maxReplication) {
     this.ns = ns;
     this.maxReplication = maxReplication;
@@ -198,10 +201,17 @@ public final class Replication {
         ChunkRecord c = Records.decodeChunk(e.key(), e.value());
         List<Integer> holders = c.getReplicaServerIdsList();
         ChunkRef ref = new ChunkRef(inode, index);
-        ChunkHealth health = ChunkHealth.of(ns.registry, ns.replicaMap, ref, holders);
+        ChunkHealth health =
+            ChunkHealth.of(ns.registry, ns.replicaMap, ref, c.getVersion(), holders);
         if (health.good().size() >= want) {
-          if (holders.size() > want) {
-            List<Integer> keep = new ArrayList<>(health.good().subList(0, want));
+          // Live good ones come first in good(); and never trim away the last replica a reader
+          // can use now (the others may be on servers away for maintenance).
+          List<Integer> keep = new ArrayList<>(health.good().subList(0, want));
+          if (!health.readable().isEmpty()
+              && health.readable().stream().noneMatch(keep::contains)) {
+            keep.add(health.readable().get(0));
+          }
+          if (holders.size() > keep.size()) {
             List<Integer> drop = new ArrayList<>(holders);
             drop.removeAll(keep);
             m.put(
@@ -235,7 +245,7 @@ public final class Replication {
           }
         }
         if (sources.isEmpty()) {
-          if (busySources.isEmpty()) {
+          if (busySources.isEmpty() && warnedNoSource.add(ref)) {
             LOG.warn(
                 "{}: chunk {} of inode {} has no readable replica to copy from (holders {})",
                 ns.id,
@@ -251,6 +261,7 @@ public final class Replication {
         avoid.addAll(going);
         avoid.addAll(limits.failed().getOrDefault(ref, Set.of()));
         avoid.addAll(ns.deletions.pendingHolders(inode, index));
+        avoid.addAll(ns.reports.deleting(ref));
         for (DataServer s : ns.registry.liveServers()) {
           if (limits.busy().test(s.id())) {
             avoid.add(s.id());
@@ -321,6 +332,7 @@ public final class Replication {
                 ns.registry,
                 ns.replicaMap,
                 new ChunkRef(inode, Keys.chunkIndex(e.key())),
+                c.getVersion(),
                 c.getReplicaServerIdsList());
         int good = h.good().size();
         if (good != want || c.getReplicaServerIdsCount() != want) {
@@ -331,6 +343,19 @@ public final class Replication {
       cursor = page.hasMore() ? page.cursor() : null;
     } while (cursor != null);
     return needs ? least : -1;
+  }
+
+  /**
+   * Whether {@code inode} is a file open for writing; if so, it is noted to be looked at when it is
+   * closed (mutation thread).
+   */
+  public boolean waitForClose(StoreView view, long inode) throws IOException {
+    Inode file = Tree.find(view, inode);
+    if (file != null && file.isFile() && file.record().hasOpenForWrite()) {
+      ns.replicateAtClose(inode);
+      return true;
+    }
+    return false;
   }
 
   private List<Integer> liveOnes(List<Integer> ids) {
@@ -402,7 +427,8 @@ public final class Replication {
     if (same && c != null && file != null) { // spelled out for NullAway
       int want = file.record().getLayout().getReplication();
       ChunkHealth health =
-          ChunkHealth.of(ns.registry, ns.replicaMap, ref, c.getReplicaServerIdsList());
+          ChunkHealth.of(
+              ns.registry, ns.replicaMap, ref, c.getVersion(), c.getReplicaServerIdsList());
       if (health.good().size() < want) {
         List<Integer> holders = new ArrayList<>(c.getReplicaServerIdsList());
         holders.add(target);

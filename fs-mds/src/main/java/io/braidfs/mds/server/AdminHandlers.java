@@ -63,7 +63,7 @@ final class AdminHandlers {
           journal.append("server state", m.batch());
           m.applied();
           // Draining and recommissioning change what counts: look at what the server holds.
-          replicator.requestChunks(ns.replicaMap().chunksOf(s.id()));
+          replicator.requestChunks(ns.holderIndex().chunksOf(s.id()));
           replicator.retryWaiting();
           DataServer now = ns.registry().server(s.id());
           DataServer shown = now != null ? now : s;

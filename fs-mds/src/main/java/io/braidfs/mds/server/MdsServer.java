@@ -85,6 +85,7 @@ public final class MdsServer implements Service {
   private @Nullable ExecutorService mutationThread;
   private @Nullable ExecutorService readPool;
   private @Nullable ScheduledExecutorService monitor;
+  private @Nullable ExecutorService scanThread;
   private @Nullable RpcServer rpc;
   private @Nullable Replicator replicator;
   private @Nullable Namespace namespace;
@@ -220,7 +221,10 @@ public final class MdsServer implements Service {
         TimeUnit.MILLISECONDS);
     rep.startRetries();
     long scanMs = config.get(MdsClusterConfigKeys.REPAIR_SCAN_INTERVAL).toMillis();
-    mon.scheduleWithFixedDelay(rep::scanAll, scanMs, scanMs, TimeUnit.MILLISECONDS);
+    ExecutorService scans = Executors.newSingleThreadExecutor(named("repair-scan", true).single());
+    scanThread = scans;
+    mon.scheduleWithFixedDelay(
+        () -> scans.execute(rep::scanAll), scanMs, scanMs, TimeUnit.MILLISECONDS);
     LOG.info("{}: serving on {}", id, server.boundAddress());
   }
 
@@ -239,9 +243,9 @@ public final class MdsServer implements Service {
       boolean grace = registry.inStartupGrace();
       if (inGrace && !grace) {
         LOG.info("{}: start-up grace over; checking every chunk's replication", id);
-        ScheduledExecutorService mon = monitor;
-        if (mon != null) {
-          mon.execute(rep::scanAll);
+        ExecutorService scans = scanThread;
+        if (scans != null) {
+          scans.execute(rep::scanAll);
         }
       }
       inGrace = grace;
@@ -250,13 +254,7 @@ public final class MdsServer implements Service {
         if (dead.state() == AdminState.IN_MAINTENANCE) {
           continue; // its replicas still count
         }
-        rep.requestChunks(ns.replicaMap().chunksOf(dead.id()));
-        if (!ns.replicaMap().hasReported(dead.id())) {
-          ScheduledExecutorService mon = monitor;
-          if (mon != null) {
-            mon.execute(rep::scanAll); // what it held is known only from the chunk records
-          }
-        }
+        rep.requestChunks(ns.holderIndex().chunksOf(dead.id()));
       }
       if (!grace) {
         Mutation states = ns.newMutation();
@@ -383,6 +381,10 @@ public final class MdsServer implements Service {
     ScheduledExecutorService mon = monitor;
     if (mon != null) {
       mon.shutdownNow();
+    }
+    ExecutorService scans = scanThread;
+    if (scans != null) {
+      scans.shutdownNow();
     }
     RpcServer server = rpc;
     if (server != null) {

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -68,8 +69,11 @@ final class Replicator implements AutoCloseable {
   /** How long one chunk copy may take (a 64 MiB chunk read and written once, throttled). */
   static final Duration COPY_TIMEOUT = Duration.ofMinutes(5);
 
-  /** How often files whose copies could not all be planned are looked at again. */
+  /** How soon a file whose copies could not all be planned is looked at again, at first. */
   static final long RETRY_MS = 1000;
+
+  /** The longest wait between looks at a file whose copies cannot be planned. */
+  static final long MAX_RETRY_MS = 60_000;
 
   private final String id;
   private final Namespace ns;
@@ -87,7 +91,10 @@ final class Replicator implements AutoCloseable {
   private final Map<ChunkRef, Set<Integer>> failed = new HashMap<>();
   private final PriorityQueue<Queued> queue = new PriorityQueue<>();
   private final Map<Long, Integer> queued = new HashMap<>();
-  private final Set<Long> deferred = new LinkedHashSet<>();
+
+  /** Files whose copies could not all be planned: when to look again, and the delay after. */
+  private final Map<Long, long[]> deferred = new LinkedHashMap<>();
+
   private long seq;
 
   // Read by the admin report on other threads.
@@ -194,15 +201,44 @@ final class Replicator implements AutoCloseable {
     onMutationThread(this::pump, "waiting files");
   }
 
-  /** Looks again at files that waited, and starts what the queue holds (mutation thread). */
+  /**
+   * Looks again at files that waited and are due, and starts what the queue holds (mutation
+   * thread). A file that keeps waiting is looked at less often, up to every {@link #MAX_RETRY_MS}.
+   */
   void pump() {
-    if (!deferred.isEmpty()) {
-      List<Long> again = new ArrayList<>(deferred);
-      deferred.clear();
-      again.forEach(this::enqueue);
-      return; // enqueue pumped
+    long now = System.nanoTime();
+    List<Long> due = new ArrayList<>();
+    deferred.forEach(
+        (inode, when) -> {
+          if (now - when[0] >= 0) {
+            due.add(inode);
+          }
+        });
+    for (long inode : due) {
+      enqueue(inode);
     }
     drain();
+  }
+
+  private void defer(long inode) {
+    long[] when = deferred.get(inode);
+    long delay = when == null ? RETRY_MS : Math.min(MAX_RETRY_MS, when[1] * 2);
+    deferred.put(inode, new long[] {System.nanoTime() + delay * 1_000_000, delay});
+  }
+
+  /**
+   * A copy finished: the longest-waiting files may go now, as many as copies may run (not all: with
+   * thousands waiting, looking at each after every copy would cost more than the copies).
+   */
+  private void slotFreed() {
+    long now = System.nanoTime();
+    int n = 0;
+    for (long[] w : deferred.values()) {
+      if (n++ >= maxCopies) {
+        break;
+      }
+      w[0] = Math.min(w[0], now);
+    }
   }
 
   /**
@@ -231,12 +267,17 @@ final class Replicator implements AutoCloseable {
   private void enqueue(long inode) {
     int priority;
     try {
+      if (replication.waitForClose(ns.decided(), inode)) {
+        deferred.remove(inode);
+        return; // looked at again when closed
+      }
       priority = replication.neediest(ns.decided(), inode);
     } catch (IOException | RuntimeException e) {
       LOG.warn("{}: cannot look at inode {}: {}", id, inode, e.toString());
       return;
     }
     if (priority < 0) {
+      deferred.remove(inode);
       return;
     }
     Integer already = queued.get(inode);
@@ -285,7 +326,9 @@ final class Replicator implements AutoCloseable {
       return;
     }
     if (plan.incomplete()) {
-      deferred.add(inode);
+      defer(inode);
+    } else {
+      deferred.remove(inode);
     }
     for (Copy c : plan.copies()) {
       send(c);
@@ -330,7 +373,7 @@ final class Replicator implements AutoCloseable {
       LOG.warn(
           "{}: copy of chunk {} to {} failed: {}", id, c.chunk(), c.target(), failure.toString());
       failed.computeIfAbsent(c.chunk(), k -> new HashSet<>()).add(c.target().id());
-      deferred.add(inode);
+      defer(inode);
     } else {
       Mutation m = ns.newMutation();
       try {
@@ -347,6 +390,7 @@ final class Replicator implements AutoCloseable {
       }
       enqueue(inode); // trims what the new replica made extra, or plans the next copy
     }
+    slotFreed();
     pump();
   }
 
@@ -361,7 +405,7 @@ final class Replicator implements AutoCloseable {
       e.addSuppressed(reload);
     }
     LOG.warn("{}: replication of inode {} failed: {}", id, inode, e.toString());
-    deferred.add(inode);
+    defer(inode);
     updateWaiting();
   }
 

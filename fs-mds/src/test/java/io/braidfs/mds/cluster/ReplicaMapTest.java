@@ -59,15 +59,24 @@ class ReplicaMapTest {
   @Test
   void aCorruptMarkIsNotWeakenedToMissingAndClearsPerServer() {
     ChunkRef c = new ChunkRef(1, 0);
-    map.markBad(c, 7, ReplicaMap.Bad.CORRUPT);
-    map.markBad(c, 7, ReplicaMap.Bad.MISSING);
-    map.markBad(c, 8, ReplicaMap.Bad.MISSING);
-    assertThat(map.badReplicas(c))
+    map.markBad(c, 7, ReplicaMap.Bad.CORRUPT, 3);
+    map.markBad(c, 7, ReplicaMap.Bad.MISSING, 3);
+    map.markBad(c, 8, ReplicaMap.Bad.MISSING, 3);
+    assertThat(map.badReplicas(c, 3))
         .isEqualTo(Map.of(7, ReplicaMap.Bad.CORRUPT, 8, ReplicaMap.Bad.MISSING));
     map.clearBad(c, 7);
-    assertThat(map.badReplicas(c)).isEqualTo(Map.of(8, ReplicaMap.Bad.MISSING));
+    assertThat(map.badReplicas(c, 3)).isEqualTo(Map.of(8, ReplicaMap.Bad.MISSING));
     map.clearBad(c, 8);
-    assertThat(map.badReplicas(c)).isEmpty();
+    assertThat(map.badReplicas(c, 3)).isEmpty();
     assertThat(map.chunksWithBadReplicas()).isEmpty();
+  }
+
+  @Test
+  void marksOfAnotherVersionDoNotCount() {
+    ChunkRef c = new ChunkRef(1, 0);
+    map.markBad(c, 7, ReplicaMap.Bad.CORRUPT, 3);
+    assertThat(map.badReplicas(c, 4)).isEmpty(); // rewritten since: the mark is stale
+    map.markBad(c, 7, ReplicaMap.Bad.MISSING, 4);
+    assertThat(map.badReplicas(c, 4)).isEqualTo(Map.of(7, ReplicaMap.Bad.MISSING));
   }
 }
