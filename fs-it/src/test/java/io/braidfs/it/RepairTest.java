@@ -211,6 +211,37 @@ class RepairTest {
   }
 
   @Test
+  void aReplicaGoneFromDiskIsFoundByTheNextFullReportAndReplaced() throws Exception {
+    byte[] data = write("/g");
+    awaitHealthy("the new file healthy");
+    ChunkLocation first = chunks("/g").get(0);
+    int loser = first.replicas().get(0).serverId();
+    ChunkKey key = new ChunkKey(first.inodeId(), first.chunkIndex());
+    Path dataFile = cluster.dataServerById(loser).store().get(key).dataFile();
+    int index = cluster.indexOf(loser);
+    cluster.stopDataServer(index);
+    // Behind the server's back, as a lost disk sector or an operator's rm would.
+    try (var files = java.nio.file.Files.list(dataFile.getParent())) {
+      for (Path f : files.toList()) {
+        if (f.getFileName().toString().startsWith(key.inodeId() + "_" + key.chunkIndex() + ".")) {
+          java.nio.file.Files.delete(f);
+        }
+      }
+    }
+    cluster.restartDataServer(index); // its full report at registration lacks the replica
+    Await.until(
+        "the lost replica replaced",
+        WAIT,
+        () -> {
+          ChunkLocation c = chunks("/g").get(0);
+          return c.replicas().size() == 3 && !holders(c).contains(loser);
+        });
+    awaitHealthy("the file healthy");
+    assertOnDisk(chunks("/g").get(0));
+    assertThat(read("/g")).isEqualTo(data);
+  }
+
+  @Test
   void aDecommissionedServerIsDrainedWhileReadsGoOn() throws Exception {
     byte[] data = write("/d");
     awaitHealthy("the new file healthy");

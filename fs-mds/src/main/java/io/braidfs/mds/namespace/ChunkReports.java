@@ -285,7 +285,7 @@ public final class ChunkReports {
   /** How long a changed chunk record is not judged against a full report. */
   private long settleNanos() {
     return Math.max(
-        java.time.Duration.ofSeconds(10).toNanos(), 4 * ns.registry.heartbeatInterval().toNanos());
+        java.time.Duration.ofSeconds(1).toNanos(), 4 * ns.registry.heartbeatInterval().toNanos());
   }
 
   private boolean openForWrite(long inode) throws IOException {
