@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,11 +30,12 @@ import org.jspecify.annotations.Nullable;
  * after one of them dies, against the disk's own throughput measured in the same round, and how
  * much a client's write slows down while the repair runs.
  *
- * <p>A round has three phases, their order rotating from round to round: the disk (a sequential
- * write with one fsync, and a read, of about what one server holds); a cluster repaired alone (a
- * foreground write with no repair first, then the kill); and a cluster repaired under a foreground
- * write started as soon as the death is noticed. Every cluster is new, filled, and healthy by the
- * MDS's fsck before its kill.
+ * <p>A round's phases, their order rotating from round to round: the disk (a sequential write with
+ * one fsync, and a read, of about what one server holds); a cluster repaired alone (a foreground
+ * write with no repair first, then the kill); and a cluster repaired under a foreground write
+ * started as soon as the death is noticed. The two cluster phases run with the throttles at their
+ * defaults and, where this build has a copy bandwidth limit on data servers, again without it.
+ * Every cluster is new, filled, and healthy by the MDS's fsck before its kill.
  *
  * <p>Thread-safety: run from the driver's thread; a foreground write during repair runs on a thread
  * of its own.
@@ -47,8 +49,6 @@ final class RepairExperiment implements Experiment {
   private static final String FROM_KILL = "repair, from kill";
   private static final String DISK_WRITE = "disk write + fsync";
   private static final String DISK_READ = "disk read";
-  private static final String ALONE = "repair alone";
-  private static final String LOADED = "repair during a foreground write";
   private static final String WITHOUT = "no repair";
   private static final String DURING = "during repair";
   private static final String TO_NOTICED = "kill to death noticed";
@@ -67,19 +67,21 @@ final class RepairExperiment implements Experiment {
           "braid.mds.cluster.heartbeat-interval", "200ms",
           "braid.mds.cluster.dead-interval", "2s");
 
-  /** The repair's throttles, left at their defaults and named in the description. */
+  private static final String COPY_BANDWIDTH = "braid.dataserver.copy.bandwidth";
+
+  /** The repair's throttles, named with their defaults in the description. */
   private static final List<String> THROTTLES =
       List.of(
           "braid.mds.cluster.repair-copies",
           "braid.mds.cluster.repair-copies-per-server",
-          "braid.dataserver.copy.bandwidth",
+          COPY_BANDWIDTH,
           "braid.dataserver.copy.max-concurrent");
 
-  private enum Phase {
-    DISK,
-    ALONE,
-    LOADED
-  }
+  /** Repair throttles a cluster runs with: a name for the tables, and its keys. */
+  private record Setting(String name, Map<String, String> config) {}
+
+  /** One phase of a round: the disk (no setting), or a cluster repaired alone or under a write. */
+  private record Phase(@Nullable Setting setting, boolean loaded) {}
 
   /** The rows of the per-round table in the notes, in the order run. */
   private final List<String> rounds = new ArrayList<>();
@@ -114,7 +116,25 @@ final class RepairExperiment implements Experiment {
   }
 
   private static int roundCount(Run run) {
-    return run.rounds(3, 5);
+    return run.rounds(3, 3);
+  }
+
+  /**
+   * The throttles at their defaults, and, where this build limits the data servers' copy bandwidth,
+   * that limit lifted: what the limit costs the repair and buys the foreground.
+   */
+  private static List<Setting> settings() {
+    List<Setting> s = new ArrayList<>();
+    s.add(new Setting("default throttles", Map.of()));
+    if (defaultOf(COPY_BANDWIDTH) != null) {
+      s.add(new Setting("copy bandwidth unlimited", Map.of(COPY_BANDWIDTH, "0")));
+    }
+    return s;
+  }
+
+  /** A row of the repair tables: the repair alone or under load, with a setting. */
+  private static String row(boolean loaded, Setting setting) {
+    return (loaded ? "during a foreground write, " : "repair alone, ") + setting.name();
   }
 
   @Override
@@ -130,7 +150,7 @@ final class RepairExperiment implements Experiment {
             + " `braid.mds.cluster.heartbeat-interval=200ms` and `dead-interval=2s` (so a death is"
             + " noticed about 2 s after it) and every other setting at its default: layout"
             + " replication 3, stripe width 4, 1 MiB stripe units, 64 MiB chunks; repair throttles"
-            + " %s. It is filled with %s of files (%s each, 1 MiB writes, durable close), so each"
+            + " %s%s. It is filled with %s of files (%s each, 1 MiB writes, durable close), so each"
             + " server holds about %s; once the MDS's fsck (AdminService Fsck on \"/\") calls every"
             + " file healthy, dirty pages are written back and the page cache dropped (%s), and"
             + " one data server is killed abruptly (`MiniCluster.killDataServer`: connections"
@@ -148,14 +168,20 @@ final class RepairExperiment implements Experiment {
             + " durable close) on a healthy cluster with no repair (the repair-alone cluster, before"
             + " its kill, after the same cache drop), and on the other cluster from the moment the"
             + " death is noticed, while the repair runs; the table of rounds says how much of each"
-            + " such write the repair overlapped. A round's phases (disk; repair alone with the"
-            + " no-repair write; repair during the foreground write) rotate from round to round;"
+            + " such write the repair overlapped. A round's phases (the disk; per setting, the repair"
+            + " alone with its no-repair write, and the repair during the foreground write) rotate"
+            + " from round to round;"
             + " the server killed is the round's number modulo 4. %d rounds. Issue 26's targets:"
             + " repair at least 0.5 x the disk's write throughput, and foreground writes during"
             + " repair at least 0.7 x their speed without. Every server shares the machine's cores"
             + " and its one disk: a repair reads and writes the same device the reference measures.",
         BraidClusters.description("four"),
         throttles(),
+        settings().size() > 1
+            ? "; each cluster phase runs once so and once with `"
+                + COPY_BANDWIDTH
+                + "=0` (unlimited), the other throttles as they are"
+            : "",
         Transfers.label(data(run)),
         Transfers.label(FILE),
         Transfers.label(perServer(run)),
@@ -199,12 +225,20 @@ final class RepairExperiment implements Experiment {
     results.table(THROUGHPUT, Unit.MIB_PER_S);
     results.table(FOREGROUND, Unit.MIB_PER_S);
     results.table(TIMES, Unit.SECONDS);
+    List<Setting> settings = settings();
+    List<Phase> phases = new ArrayList<>();
+    phases.add(new Phase(null, false));
+    for (Setting setting : settings) {
+      phases.add(new Phase(setting, false));
+      phases.add(new Phase(setting, true));
+    }
     for (int round = 0; round < roundCount(run); round++) {
-      for (Phase phase : Run.rotate(List.of(Phase.values()), round)) {
-        switch (phase) {
-          case DISK -> disk(run, results, round);
-          case ALONE -> cluster(run, results, round, false);
-          case LOADED -> cluster(run, results, round, true);
+      for (Phase phase : Run.rotate(phases, round)) {
+        Setting setting = phase.setting();
+        if (setting == null) {
+          disk(run, results, round, settings);
+        } else {
+          cluster(run, results, round, setting, phase.loaded());
         }
       }
     }
@@ -215,17 +249,18 @@ final class RepairExperiment implements Experiment {
     results.describe(
         THROUGHPUT,
         "the bytes the killed server held over the time until every file is healthy again; the"
-            + " disk's columns are one measurement per round, shown in both rows");
+            + " disk's columns are one measurement per round, shown in every row");
     results.describe(
         FOREGROUND,
         "one client writing a fresh file, replication 3, durable close: on a healthy cluster, and"
             + " while the repair of a lost server runs");
-    results.describe(TIMES, "by phase: the repair alone, and the repair during a foreground write");
+    results.describe(
+        TIMES, "by phase: the repair alone, and the repair during a foreground write, by setting");
     results.note(roundTable());
   }
 
   /** The disk alone: a write with one fsync, then a read from the disk, of one server's share. */
-  private static void disk(Run run, Results results, int round)
+  private static void disk(Run run, Results results, int round, List<Setting> settings)
       throws IOException, InterruptedException {
     LocalDiskTarget local = new LocalDiskTarget(run.scratch("exp10-disk"));
     Transfers.warmUpAndVerify(local, "warm-up", 32L << 20, BLOCK);
@@ -236,10 +271,13 @@ final class RepairExperiment implements Experiment {
     boolean cold = Run.dropCaches();
     long read = Transfers.read(local, "disk", size, BLOCK);
     local.delete("disk");
-    for (String row : List.of(ALONE, LOADED)) {
-      results.recordRate(THROUGHPUT, row, Double.NaN, DISK_WRITE, round, size, write);
-      if (cold) {
-        results.recordRate(THROUGHPUT, row, Double.NaN, DISK_READ, round, size, read);
+    for (Setting setting : settings) {
+      for (boolean loaded : new boolean[] {false, true}) {
+        String row = row(loaded, setting);
+        results.recordRate(THROUGHPUT, row, Double.NaN, DISK_WRITE, round, size, write);
+        if (cold) {
+          results.recordRate(THROUGHPUT, row, Double.NaN, DISK_READ, round, size, read);
+        }
       }
     }
   }
@@ -248,10 +286,13 @@ final class RepairExperiment implements Experiment {
    * A new cluster, filled and healthy, one of whose servers is killed; the repair timed by fsck,
    * alone (after a foreground write with no repair) or during a foreground write.
    */
-  private void cluster(Run run, Results results, int round, boolean loaded) throws Exception {
+  private void cluster(Run run, Results results, int round, Setting setting, boolean loaded)
+      throws Exception {
     Path dir = run.scratch("exp10-cluster");
-    String fgRow = Transfers.label(foreground(run)) + " file";
-    try (MiniCluster c = BraidClusters.start(dir, SERVERS, MDS_SETTINGS)) {
+    String fgRow = Transfers.label(foreground(run)) + " file, " + setting.name();
+    Map<String, String> config = new HashMap<>(MDS_SETTINGS);
+    config.putAll(setting.config());
+    try (MiniCluster c = BraidClusters.start(dir, SERVERS, config)) {
       BraidClient client = c.newBraidClient("root");
       FsckPoller fsck = new FsckPoller(c.newClient("root"), c.mdsAddress());
       Target braid = new BraidTarget(BraidTarget.SYSTEM, client, DIR, LayoutPolicy.inherit());
@@ -319,7 +360,7 @@ final class RepairExperiment implements Experiment {
       }
       checkReplicas(client, files, victimId);
 
-      String row = loaded ? LOADED : ALONE;
+      String row = row(loaded, setting);
       results.recordRate(
           THROUGHPUT, row, Double.NaN, FROM_NOTICED, round, held.bytes, healthy - noticed);
       results.recordRate(THROUGHPUT, row, Double.NaN, FROM_KILL, round, held.bytes, healthy - kill);
