@@ -116,7 +116,7 @@ final class RepairExperiment implements Experiment {
   }
 
   private static int roundCount(Run run) {
-    return run.rounds(3, 3);
+    return run.rounds(3, 5);
   }
 
   /**
