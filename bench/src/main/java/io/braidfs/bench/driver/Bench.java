@@ -41,7 +41,8 @@ public final class Bench implements Callable<Integer> {
   @Parameters(
       arity = "0..*",
       paramLabel = "EXPERIMENT",
-      description = "Experiment numbers (1-9) or names, or 'all' (the default). --list names them.")
+      description =
+          "Experiment numbers (1-10) or names, or 'all' (the default). --list names them.")
   List<String> experiments = new ArrayList<>(List.of("all"));
 
   @Option(
@@ -128,7 +129,7 @@ public final class Bench implements Callable<Integer> {
   public Integer call() throws Exception {
     if (list) {
       for (Experiment e : known) {
-        spec.commandLine().getOut().printf("%d  %-12s %s%n", e.number(), e.name(), e.title());
+        spec.commandLine().getOut().printf("%2d  %-12s %s%n", e.number(), e.name(), e.title());
       }
       spec.commandLine().getOut().flush();
       return 0;

@@ -1,6 +1,9 @@
 package io.braidfs.bench.driver;
 
 import io.braidfs.testing.MiniCluster;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * The Braid clusters of the data experiments: a {@link MiniCluster} in this JVM (one MDS, N data
@@ -22,17 +25,28 @@ final class BraidClusters {
 
   /** A new started cluster with {@code dataServers} data servers; the caller closes it. */
   static MiniCluster start(Run run, int dataServers) throws Exception {
-    MiniCluster c =
-        MiniCluster.builder(run.scratch("braid-" + dataServers + "-data-servers"))
-            .dataServers(dataServers)
-            .config("braid.mds.layout.replication", "1")
-            .config("braid.mds.layout.stripe-width", "4")
-            .config("braid.mds.layout.stripe-unit", "1MiB")
-            .config("braid.mds.layout.chunk-size", "64MiB")
-            .build();
+    return start(
+        run.scratch("braid-" + dataServers + "-data-servers"),
+        dataServers,
+        Map.of(
+            "braid.mds.layout.replication", "1",
+            "braid.mds.layout.stripe-width", "4",
+            "braid.mds.layout.stripe-unit", "1MiB",
+            "braid.mds.layout.chunk-size", "64MiB"));
+  }
+
+  /**
+   * A new started cluster in {@code dir} with {@code dataServers} data servers and {@code config}
+   * on every server (other keys at their defaults); the caller closes it.
+   */
+  static MiniCluster start(Path dir, int dataServers, Map<String, String> config)
+      throws IOException {
+    MiniCluster.Builder b = MiniCluster.builder(dir).dataServers(dataServers);
+    config.forEach(b::config);
+    MiniCluster c = b.build();
     try {
       c.start();
-    } catch (Exception e) {
+    } catch (IOException | RuntimeException e) {
       c.close();
       throw e;
     }

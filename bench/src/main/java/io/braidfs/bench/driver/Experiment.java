@@ -9,7 +9,10 @@ package io.braidfs.bench.driver;
  * chosen so that all experiments together run in about 20 minutes on the 2-core benchmark machine.
  */
 public interface Experiment {
-  /** The experiment's number: 1 to 8 in BENCHMARKING.md's order, 9 for the fsx soak runs. */
+  /**
+   * The experiment's number: 1 to 8 in BENCHMARKING.md's order, 9 for the fsx soak runs, 10 for
+   * repair after a lost data server.
+   */
   int number();
 
   /** A short name for the command line and file names: lower case, words joined by '-'. */

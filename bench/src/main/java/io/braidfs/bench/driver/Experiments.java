@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Every experiment {@code braid bench} knows: BENCHMARKING.md's eight in its order, then the fsx
- * soak runs of issue 24.
+ * soak runs of issue 24 and the repair measurements of issue 26.
  */
 final class Experiments {
   private Experiments() {}
@@ -19,6 +19,7 @@ final class Experiments {
         new WanExperiment(),
         new BuildExperiment(),
         new RpcExperiment(),
-        new FsxExperiment());
+        new FsxExperiment(),
+        new RepairExperiment());
   }
 }
