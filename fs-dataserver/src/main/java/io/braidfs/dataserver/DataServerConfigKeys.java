@@ -133,12 +133,14 @@ public final class DataServerConfigKeys implements ConfigKeySet {
   public static final ConfigKey<DataSize> COPY_BANDWIDTH =
       ConfigKey.dataSize(
           "braid.dataserver.copy.bandwidth",
-          DataSize.ofMiB(64),
+          DataSize.ofMiB(256),
           "Bytes per second this server copies in for re-replication (the MDS's copies), over all"
-              + " of them; 0 means unlimited. A writer's own copies are never limited. Why 64 MiB/s:"
-              + " a repair puts at most twice this on each disk (copies in, and reads for other"
-              + " servers' copies), under 30% of a 450 MiB/s SSD, so foreground writes keep 70%;"
-              + " spread over three or more servers it still restores 192 MiB/s or more.");
+              + " of them; 0 means unlimited. A writer's own copies are never limited. Why 256"
+              + " MiB/s: in braid bench 10 (docs/benchmarks.md) 64 MiB/s held repair to a tenth of"
+              + " the disk's write speed, while with no limit foreground writes kept over 70% of"
+              + " their speed (the MDS's repair-copies-per-server does most of the protecting);"
+              + " 256 MiB/s caps one server's copies on fast disks without slowing repair on"
+              + " ordinary ones. Lower it on spinning disks.");
 
   public static final ConfigKey<Integer> COPY_MAX_CONCURRENT =
       ConfigKey.integer(

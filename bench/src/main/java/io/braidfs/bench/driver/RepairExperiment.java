@@ -49,6 +49,7 @@ final class RepairExperiment implements Experiment {
   private static final String FROM_KILL = "repair, from kill";
   private static final String DISK_WRITE = "disk write + fsync";
   private static final String DISK_READ = "disk read";
+  private static final String DISK_COPY = "disk copy (read + write + fsync)";
   private static final String WITHOUT = "no repair";
   private static final String DURING = "during repair";
   private static final String TO_NOTICED = "kill to death noticed";
@@ -163,7 +164,10 @@ final class RepairExperiment implements Experiment {
             + " a %s file written sequentially in 1 MiB writes through a `FileChannel` with one"
             + " fsync at the end (its time included; each repair copy syncs its 64 MiB replica"
             + " once, at its end), then read back in 1 MiB reads, %s (one stream, where a repair"
-            + " runs several copies at once, so it can read faster than this). **The"
+            + " runs several copies at once, so it can read faster than this); between the two, the"
+            + " file copied to a new file beside it (1 MiB reads and writes, one fsync), what each"
+            + " repair copy does, here with the source and target on the one disk as in the"
+            + " cluster. **The"
             + " foreground write**: a client writes a fresh %s file (1 MiB writes, default layout,"
             + " durable close) on a healthy cluster with no repair (the repair-alone cluster, before"
             + " its kill, after the same cache drop), and on the other cluster from the moment the"
@@ -245,6 +249,7 @@ final class RepairExperiment implements Experiment {
     results.ratio(FROM_NOTICED, DISK_WRITE);
     results.ratio(FROM_KILL, DISK_WRITE);
     results.ratio(FROM_NOTICED, DISK_READ);
+    results.ratio(FROM_NOTICED, DISK_COPY);
     results.ratio(DURING, WITHOUT);
     results.describe(
         THROUGHPUT,
@@ -262,24 +267,58 @@ final class RepairExperiment implements Experiment {
   /** The disk alone: a write with one fsync, then a read from the disk, of one server's share. */
   private static void disk(Run run, Results results, int round, List<Setting> settings)
       throws IOException, InterruptedException {
-    LocalDiskTarget local = new LocalDiskTarget(run.scratch("exp10-disk"));
+    Path diskDir = run.scratch("exp10-disk");
+    LocalDiskTarget local = new LocalDiskTarget(diskDir);
     Transfers.warmUpAndVerify(local, "warm-up", 32L << 20, BLOCK);
     long size = perServer(run);
     // As before a kill: no dirty pages of earlier phases left to write back meanwhile.
     Run.dropCaches();
     long write = Transfers.write(local, "disk", size, BLOCK, false);
     boolean cold = Run.dropCaches();
+    long copy = copy(diskDir.resolve("disk"), diskDir);
+    cold &= Run.dropCaches();
     long read = Transfers.read(local, "disk", size, BLOCK);
     local.delete("disk");
     for (Setting setting : settings) {
       for (boolean loaded : new boolean[] {false, true}) {
         String row = row(loaded, setting);
         results.recordRate(THROUGHPUT, row, Double.NaN, DISK_WRITE, round, size, write);
+        results.recordRate(THROUGHPUT, row, Double.NaN, DISK_COPY, round, size, copy);
         if (cold) {
           results.recordRate(THROUGHPUT, row, Double.NaN, DISK_READ, round, size, read);
         }
       }
     }
+  }
+
+  /**
+   * What a repair copy does, done by the disk alone: {@code file} read in 1 MiB reads and written
+   * to a new file beside it on the same file system, synced once at the end; the copy is deleted.
+   *
+   * @return nanoseconds taken
+   */
+  private static long copy(Path file, Path dir) throws IOException {
+    Path to = dir.resolve("disk-copy");
+    java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocateDirect(BLOCK);
+    long t0 = System.nanoTime();
+    try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(file);
+        java.nio.channels.FileChannel out =
+            java.nio.channels.FileChannel.open(
+                to,
+                java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE)) {
+      while (in.read(buf) > 0) {
+        buf.flip();
+        while (buf.hasRemaining()) {
+          out.write(buf);
+        }
+        buf.clear();
+      }
+      out.force(false);
+    }
+    long took = System.nanoTime() - t0;
+    java.nio.file.Files.delete(to);
+    return took;
   }
 
   /**
