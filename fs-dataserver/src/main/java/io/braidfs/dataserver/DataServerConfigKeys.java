@@ -133,14 +133,14 @@ public final class DataServerConfigKeys implements ConfigKeySet {
   public static final ConfigKey<DataSize> COPY_BANDWIDTH =
       ConfigKey.dataSize(
           "braid.dataserver.copy.bandwidth",
-          DataSize.ofMiB(256),
+          DataSize.ofBytes(0),
           "Bytes per second this server copies in for re-replication (the MDS's copies), over all"
-              + " of them; 0 means unlimited. A writer's own copies are never limited. Why 256"
-              + " MiB/s: in braid bench 10 (docs/benchmarks.md) 64 MiB/s held repair to a tenth of"
-              + " the disk's write speed, while with no limit foreground writes kept over 70% of"
-              + " their speed (the MDS's repair-copies-per-server does most of the protecting);"
-              + " 256 MiB/s caps one server's copies on fast disks without slowing repair on"
-              + " ordinary ones. Lower it on spinning disks.");
+              + " of them; 0 (the default) means unlimited. A writer's own copies are never"
+              + " limited. Why unlimited: in braid bench 10 (docs/benchmarks.md) the MDS's"
+              + " repair-copies-per-server alone kept foreground writes at 0.74 of their speed"
+              + " during a repair, the same as with a 256 MiB/s limit, while the limit cut repair"
+              + " from 0.57 to 0.33 of the disk's write speed. Set it on spinning disks, or to"
+              + " leave more of a disk to foreground reads.");
 
   public static final ConfigKey<Integer> COPY_MAX_CONCURRENT =
       ConfigKey.integer(

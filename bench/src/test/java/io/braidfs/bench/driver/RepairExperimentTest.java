@@ -67,7 +67,8 @@ class RepairExperimentTest {
         .contains("a fresh 256 MiB file")
         .contains("`braid.mds.cluster.heartbeat-interval=200ms`")
         .contains("`braid.mds.cluster.repair-copies-per-server=2`")
-        .contains("once with `braid.dataserver.copy.bandwidth=0` (unlimited)")
+        .contains("`braid.dataserver.copy.bandwidth=0B`")
+        .contains("once with `braid.dataserver.copy.bandwidth=128MiB`")
         .contains("3 rounds");
   }
 }
