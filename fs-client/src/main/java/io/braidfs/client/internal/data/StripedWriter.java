@@ -50,9 +50,10 @@ import org.jspecify.annotations.Nullable;
  * transfers in flight (more writes wait). Chunk sets are allocated from the MDS as the file reaches
  * them. A write that fails on one replica is not an error for the caller: the writer replaces the
  * replica ({@link ReplicaReplacer}) and sends every unacknowledged write again. That includes a
- * data server that refuses with NO_SPACE naming itself (its disk is full; others may have room),
- * unless it holds the chunk's only copy of bytes already written. Errors that replacing cannot fix
- * (the MDS's NO_SPACE when no server has room, a bad token, a fenced writer, no replica left)
+ * data server that refuses with NO_SPACE naming itself (its disk is full; others may have room). A
+ * replica holding the chunk's only copy of bytes already written (replication 1, or the last
+ * survivor) is never replaced: the write fails rather than lose them. Errors that replacing cannot
+ * fix (the MDS's NO_SPACE when no server has room, a bad token, a fenced writer, no replica left)
  * surface on the next call and on every call after it, and the file is never committed past what
  * the last successful flush published.
  *
@@ -498,7 +499,7 @@ public final class StripedWriter implements AutoCloseable {
     } else if (replaceable(s)
         && failed != 0
         && c.replacements < options.maxReplacements()
-        && !(s == Status.NO_SPACE && onlyCopy(c, failed))) {
+        && !onlyCopy(c, failed)) {
       c.failedServers.add(failed);
       ReplicaReplacer.Replaced r;
       try {
@@ -521,8 +522,10 @@ public final class StripedWriter implements AutoCloseable {
   }
 
   /**
-   * Whether the failed server holds the chunk's only copy of bytes written to it: a full server's
-   * replica is intact, and replacing it with nothing to seed the new one from would lose them.
+   * Whether the failed server holds the chunk's only copy of bytes written to it: replacing it with
+   * nothing to seed the new one from would lose them (acknowledged writes are not kept to be sent
+   * again), so the write fails instead, as HDFS's does when every datanode of a pipeline is bad. A
+   * full server's replica is intact; a dead one's may come back.
    */
   private static boolean onlyCopy(ChunkOut c, int failed) {
     boolean othersInChain =
