@@ -16,9 +16,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -67,6 +70,7 @@ class RepairIT {
     ProcessCluster c = CLUSTER.cluster();
     List<String> files = writeFiles(c, "/kill");
     c.kill("ds1");
+    awaitDead(c, 1);
     awaitHealthy(c, "after ds1 was killed");
     for (String f : files) {
       for (Clients.Chunk chunk : Clients.locations(c, "client", f)) {
@@ -76,9 +80,7 @@ class RepairIT {
     c.kill("ds2");
     c.kill("ds3");
     readAll(c, files);
-    for (String ds : List.of("ds1", "ds2", "ds3")) {
-      c.restart(ds);
-    }
+    everyServerBack(c);
     awaitHealthy(c, "after the three came back");
   }
 
@@ -88,19 +90,18 @@ class RepairIT {
   void serversCutOffAreReplacedAndTheLastOneReachableServesEverything() throws Exception {
     ProcessCluster c = CLUSTER.cluster();
     List<String> files = writeFiles(c, "/cut");
-    c.linkDown("ds2");
+    cut(c, "ds2");
+    awaitDead(c, 1);
     awaitHealthy(c, "after ds2's link was cut");
     for (String f : files) {
       for (Clients.Chunk chunk : Clients.locations(c, "client", f)) {
         assertThat(chunk.replicas()).hasSize(3).doesNotContain(address(c, "ds2"));
       }
     }
-    c.linkDown("ds3");
-    c.linkDown("ds4");
+    cut(c, "ds3");
+    cut(c, "ds4");
     readAll(c, files);
-    for (String ds : List.of("ds2", "ds3", "ds4")) {
-      c.linkUp(ds);
-    }
+    everyServerBack(c);
     awaitHealthy(c, "after the links came back");
   }
 
@@ -183,6 +184,57 @@ class RepairIT {
   }
 
   // ---- helpers ---------------------------------------------------------------------------------
+
+  /** Data servers whose link a test cut and has not restored. */
+  private static final Set<String> CUT = new HashSet<>();
+
+  /** Every data server running with its link up, whatever an earlier test left. */
+  @BeforeEach
+  void everyServerBackBeforeEachTest() throws Exception {
+    everyServerBack(CLUSTER.cluster());
+  }
+
+  private static void everyServerBack(ProcessCluster c) throws Exception {
+    for (String ds : SERVERS) {
+      if (CUT.remove(ds)) {
+        c.linkUp(ds);
+      }
+      if (!c.process(ds).isAlive()) {
+        c.restart(ds);
+      }
+    }
+  }
+
+  private static void cut(ProcessCluster c, String ds) throws Exception {
+    c.linkDown(ds);
+    CUT.add(ds);
+  }
+
+  /**
+   * Waits until {@code braid admin report} counts at least {@code n} dead data servers: until then
+   * fsck still counts a killed server's replicas.
+   */
+  private static void awaitDead(ProcessCluster c, int n) {
+    Pattern dead = Pattern.compile("\"dead_servers\"\\s*:\\s*(\\d+)");
+    Await.until(
+        n + " data servers dead to the MDS",
+        HEAL,
+        () -> {
+          CommandResult r =
+              unchecked(
+                  () ->
+                      c.braid(
+                          "client",
+                          Clients.CLIENT_TIMEOUT,
+                          "admin",
+                          "--mds",
+                          c.mdsAddress(),
+                          "report",
+                          "--json"));
+          java.util.regex.Matcher m = dead.matcher(r.stdout());
+          return r.exitCode() == 0 && m.find() && Integer.parseInt(m.group(1)) >= n;
+        });
+  }
 
   private static List<String> writeFiles(ProcessCluster c, String dir) throws Exception {
     Clients.braid(c, "fs", "--mds", c.mdsAddress(), "mkdir", "-p", dir);

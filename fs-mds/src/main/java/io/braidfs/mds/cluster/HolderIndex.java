@@ -6,6 +6,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which chunks each data server should hold, by the chunk records as applied: the reverse of the
@@ -28,28 +30,47 @@ public final class HolderIndex {
   @GuardedBy("lock")
   private final Map<Integer, Set<ChunkRef>> byServer = new HashMap<>();
 
+  private volatile Consumer<ChunkRef> onGone = chunk -> {};
+
+  /** Tells {@code listener} of every chunk whose record goes (after the index forgot it). */
+  public void onGone(Consumer<ChunkRef> listener) {
+    this.onGone = listener;
+  }
+
   /**
    * Records that {@code chunk}'s record now names {@code holders} (empty: the record is gone), as
    * of {@code nowNanos}.
    */
   public void update(ChunkRef chunk, List<Integer> holders, long nowNanos) {
+    if (holders.isEmpty()) {
+      forget(chunk);
+      onGone.accept(chunk);
+      return;
+    }
     synchronized (lock) {
-      Entry old = holders.isEmpty() ? chunks.remove(chunk) : chunks.get(chunk);
-      if (old != null) {
-        for (int s : old.holders()) {
-          Set<ChunkRef> held = byServer.get(s);
-          if (held != null && held.remove(chunk) && held.isEmpty()) {
-            byServer.remove(s);
-          }
-        }
-      }
-      if (holders.isEmpty()) {
-        return;
-      }
+      unlink(chunk, chunks.get(chunk));
       int[] ids = holders.stream().mapToInt(Integer::intValue).toArray();
       chunks.put(chunk, new Entry(ids, nowNanos));
       for (int s : ids) {
         byServer.computeIfAbsent(s, k -> new HashSet<>()).add(chunk);
+      }
+    }
+  }
+
+  private void forget(ChunkRef chunk) {
+    synchronized (lock) {
+      unlink(chunk, chunks.remove(chunk));
+    }
+  }
+
+  @GuardedBy("lock")
+  private void unlink(ChunkRef chunk, @Nullable Entry old) {
+    if (old != null) {
+      for (int s : old.holders()) {
+        Set<ChunkRef> held = byServer.get(s);
+        if (held != null && held.remove(chunk) && held.isEmpty()) {
+          byServer.remove(s);
+        }
       }
     }
   }

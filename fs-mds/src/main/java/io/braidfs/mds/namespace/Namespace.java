@@ -134,6 +134,7 @@ public final class Namespace {
     this.registry = registry;
     this.placement = placement;
     this.deletions = new DeletionQueue(this);
+    holderIndex.onGone(replicaMap::forgetChunk); // no bad marks outlive their chunk
     Layout layout =
         Layout.of(
             (int) config.get(NamespaceConfigKeys.STRIPE_UNIT).toBytes(),

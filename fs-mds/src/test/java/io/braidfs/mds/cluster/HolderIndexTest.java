@@ -22,7 +22,10 @@ class HolderIndexTest {
     assertThat(index.chunksOf(5)).containsExactly(a);
     assertThat(index.changedNanos(a)).isEqualTo(30);
 
+    List<ChunkRef> gone = new java.util.ArrayList<>();
+    index.onGone(gone::add);
     index.update(b, List.of(), 40); // the record is gone
+    assertThat(gone).containsExactly(b);
     assertThat(index.chunksOf(4)).isEmpty();
     assertThat(index.chunksOf(2)).containsExactly(a);
     assertThat(index.changedNanos(b)).isEqualTo(Long.MIN_VALUE);
