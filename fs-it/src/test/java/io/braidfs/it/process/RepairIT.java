@@ -220,17 +220,7 @@ class RepairIT {
         n + " data servers dead to the MDS",
         HEAL,
         () -> {
-          CommandResult r =
-              unchecked(
-                  () ->
-                      c.braid(
-                          "client",
-                          Clients.CLIENT_TIMEOUT,
-                          "admin",
-                          "--mds",
-                          c.mdsAddress(),
-                          "report",
-                          "--json"));
+          CommandResult r = admin(c, "report", "--json");
           java.util.regex.Matcher m = dead.matcher(r.stdout());
           return r.exitCode() == 0 && m.find() && Integer.parseInt(m.group(1)) >= n;
         });
@@ -282,18 +272,7 @@ class RepairIT {
           "every file healthy " + when,
           HEAL,
           () -> {
-            CommandResult r =
-                unchecked(
-                    () ->
-                        c.braid(
-                            "client",
-                            Clients.CLIENT_TIMEOUT,
-                            "admin",
-                            "--mds",
-                            c.mdsAddress(),
-                            "fsck",
-                            "/",
-                            "--json"));
+            CommandResult r = admin(c, "fsck", "/", "--json");
             last[0] = r.stdout() + r.stderr();
             return r.exitCode() == 0 && healthy.matcher(r.stdout()).matches();
           });
@@ -329,6 +308,13 @@ class RepairIT {
     List<String> out = loop.process().stdout();
     assertThat(out).as("readloop: %s", loop.process().diagnostics()).hasSize(1);
     return Clients.pairs(out.get(0));
+  }
+
+  /** {@code braid admin --mds MDS ARGS...} on the client host, to its end. */
+  private static CommandResult admin(ProcessCluster c, String... args) {
+    List<String> all = new ArrayList<>(List.of("admin", "--mds", c.mdsAddress()));
+    all.addAll(List.of(args));
+    return unchecked(() -> c.braid("client", Clients.CLIENT_TIMEOUT, all.toArray(String[]::new)));
   }
 
   private static String address(ProcessCluster c, String ds) {
