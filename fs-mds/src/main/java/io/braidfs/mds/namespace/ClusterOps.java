@@ -27,9 +27,6 @@ import org.jspecify.annotations.Nullable;
 public final class ClusterOps {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClusterOps.class);
 
-  /** The MDS leader epoch; fixed until HA brings elections. */
-  static final long EPOCH = 1;
-
   /** The most deletion commands one heartbeat answer carries. */
   static final int MAX_DELETIONS_PER_HEARTBEAT = 1000;
 
@@ -125,7 +122,7 @@ public final class ClusterOps {
     return RegisterDataServerResponse.newBuilder()
         .setServerId(server.id())
         .setClusterId(ns.clusterId())
-        .setMdsEpoch(EPOCH)
+        .setMdsEpoch(ns.epoch())
         .setHeartbeatIntervalMs((int) ns.registry.heartbeatInterval().toMillis())
         .setSigningKeys(ns.signingKeys())
         .build();
@@ -157,7 +154,7 @@ public final class ClusterOps {
     }
     DataServerRegistry.HeartbeatOutcome outcome = ns.registry.heartbeat(req.getServerId(), usage);
     HeartbeatResponse.Builder out =
-        HeartbeatResponse.newBuilder().setSigningKeys(ns.signingKeys()).setMdsEpoch(EPOCH);
+        HeartbeatResponse.newBuilder().setSigningKeys(ns.signingKeys()).setMdsEpoch(ns.epoch());
     if (outcome == DataServerRegistry.HeartbeatOutcome.UNKNOWN) {
       return out.setRegisterAgain(true).build();
     }
@@ -173,7 +170,7 @@ public final class ClusterOps {
    * chunk's, or the server is not among the chunk's holders.
    */
   public ConfirmChunksResponse confirmChunks(ConfirmChunksRequest req) throws IOException {
-    ConfirmChunksResponse.Builder out = ConfirmChunksResponse.newBuilder().setMdsEpoch(EPOCH);
+    ConfirmChunksResponse.Builder out = ConfirmChunksResponse.newBuilder().setMdsEpoch(ns.epoch());
     for (ChunkState cs : req.getChunksList()) {
       ChunkRecord c =
           ns.chunk(

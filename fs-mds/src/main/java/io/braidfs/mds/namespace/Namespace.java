@@ -107,6 +107,9 @@ public final class Namespace {
   private volatile byte[] signingKey = new byte[0];
   private volatile String clusterId = "";
 
+  /** The leader epoch this namespace serves under: 1 for a lone MDS, ZooKeeper's for HA. */
+  private volatile long epoch = 1;
+
   /**
    * A namespace over {@code store} with the settings of {@code config}; {@link #load} must run
    * before any operation.
@@ -151,6 +154,12 @@ public final class Namespace {
   }
 
   // ---- start-up ---------------------------------------------------------------------------------
+
+  /** The cluster id {@code store} was formatted with, or empty if it is not formatted. */
+  public static String storedClusterId(StoreView store) throws IOException {
+    byte[] cid = store.get(ColumnFamily.META, CLUSTER_ID);
+    return cid == null ? "" : new String(cid, java.nio.charset.StandardCharsets.UTF_8);
+  }
 
   /** Whether the store holds a formatted namespace (a root directory). */
   public boolean isFormatted() throws IOException {
@@ -259,6 +268,19 @@ public final class Namespace {
   /** What the data servers report holding, and the replicas known bad. */
   public ReplicaMap replicaMap() {
     return replicaMap;
+  }
+
+  /**
+   * Sets the leader epoch that tokens and commands to data servers carry; called once, before the
+   * namespace serves.
+   */
+  public void setEpoch(long epoch) {
+    this.epoch = epoch;
+  }
+
+  /** The leader epoch tokens and commands to data servers carry. */
+  public long epoch() {
+    return epoch;
   }
 
   /** The cluster id fixed at format. */
@@ -736,7 +758,7 @@ public final class Namespace {
     CapabilityToken token =
         CapabilityToken.builder()
             .keyId(keys.currentKeyId())
-            .mdsEpoch(1)
+            .mdsEpoch(epoch)
             .clientId(ClientId.of(clientId))
             .fileId(fileId)
             .fileGeneration(generation)

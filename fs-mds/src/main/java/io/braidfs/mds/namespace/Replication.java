@@ -387,7 +387,7 @@ public final class Replication {
             .addAllSources(sources)
             .setSourceToken(UnsafeByteOperations.unsafeWrap(read))
             .setFinalize(true)
-            .setMdsEpoch(ClusterOps.EPOCH)
+            .setMdsEpoch(ns.epoch())
             .setToken(UnsafeByteOperations.unsafeWrap(write))
             .build();
     return new Copy(

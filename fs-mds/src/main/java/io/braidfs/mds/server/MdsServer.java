@@ -15,6 +15,8 @@ import io.braidfs.mds.cluster.ChunkPlacement;
 import io.braidfs.mds.cluster.DataServer;
 import io.braidfs.mds.cluster.DataServerRegistry;
 import io.braidfs.mds.cluster.MdsClusterConfigKeys;
+import io.braidfs.mds.ha.MdsHaConfigKeys;
+import io.braidfs.mds.journal.Journal;
 import io.braidfs.mds.journal.SyncStats;
 import io.braidfs.mds.journal.WalJournal;
 import io.braidfs.mds.lease.Lease;
@@ -36,6 +38,7 @@ import io.braidfs.mds.store.StoreOptions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -81,7 +84,11 @@ public final class MdsServer implements Service {
   private final MdsMetrics metrics = new MdsMetrics();
 
   private @Nullable CachedMetadataStore store;
-  private @Nullable WalJournal journal;
+  private volatile @Nullable Journal journal;
+  private @Nullable WalJournal local;
+  private @Nullable HaReplica ha;
+  private volatile Role role = Role.STARTING;
+  private final CompletableFuture<String> stopped = new CompletableFuture<>();
   private @Nullable ExecutorService mutationThread;
   private @Nullable ExecutorService readPool;
   private @Nullable ScheduledExecutorService monitor;
@@ -125,9 +132,27 @@ public final class MdsServer implements Service {
             config.get(MdsStoreConfigKeys.CACHE_ENTRIES));
     store = s;
     s.start();
-    WalJournal j = new WalJournal(id, s, config, clock);
-    journal = j;
-    j.start();
+    InetSocketAddress bind =
+        HostPort.parseSetting(MdsConfigKeys.ADDRESS.name(), config.get(MdsConfigKeys.ADDRESS));
+    if (config.get(MdsHaConfigKeys.ZK).isEmpty()) {
+      WalJournal j = new WalJournal(id, s, config, clock);
+      local = j;
+      journal = j;
+      j.start();
+      serve(s, j, 1, bind);
+      role = Role.LEADER;
+    } else {
+      ha = new HaReplica(this, config, clock, s);
+      ha.start(bind);
+    }
+  }
+
+  /**
+   * Serves the namespace with {@code j} as its journal under leader epoch {@code epoch}, listening
+   * on {@code bind}: a lone MDS at start, an HA replica once it has taken over.
+   */
+  void serve(CachedMetadataStore s, Journal j, long epoch, InetSocketAddress bind)
+      throws IOException {
     DataServerRegistry registry = new DataServerRegistry(config, clock);
     // Placement needs spread, not secrecy: java.util.Random (one CAS per draw on the namespace
     // thread) instead of SecureRandom (a lock and /dev/urandom mixing per create).
@@ -135,6 +160,7 @@ public final class MdsServer implements Service {
     LeaseManager leases = LeaseManager.from(config, clock);
     Namespace ns = new Namespace(id, s, j.view(), config, clock, leases, registry, placement);
     namespace = ns;
+    ns.setEpoch(epoch);
     if (!ns.isFormatted()) {
       Mutation format = ns.format();
       await(j.append("format", format.batch()));
@@ -166,12 +192,7 @@ public final class MdsServer implements Service {
     NamespaceWrites writes = new NamespaceWrites(ns);
     FileWrites files = new FileWrites(ns, writes, reads);
     RpcOptions rpcOptions = RpcOptions.from(config);
-    RpcServer.Builder b =
-        RpcServer.builder(id)
-            .bind(
-                HostPort.parseSetting(
-                    MdsConfigKeys.ADDRESS.name(), config.get(MdsConfigKeys.ADDRESS)))
-            .options(rpcOptions);
+    RpcServer.Builder b = RpcServer.builder(id).bind(bind).options(rpcOptions);
     ScheduledExecutorService mon =
         Executors.newSingleThreadScheduledExecutor(named("monitor", true).single());
     monitor = mon;
@@ -259,7 +280,7 @@ public final class MdsServer implements Service {
       if (!grace) {
         Mutation states = ns.newMutation();
         admin.finishDecommissions(states);
-        WalJournal j = journal;
+        Journal j = journal;
         if (!states.isEmpty() && j != null) {
           j.append("decommissioned", states.batch());
         }
@@ -273,7 +294,7 @@ public final class MdsServer implements Service {
             expired.holderName());
         Mutation m = ns.newMutation();
         ns.closeAbandoned(m, expired.fileId());
-        WalJournal j = journal;
+        Journal j = journal;
         if (!m.isEmpty() && j != null) {
           j.append("recover inode " + expired.fileId(), m.batch());
         }
@@ -294,6 +315,84 @@ public final class MdsServer implements Service {
     } catch (java.util.concurrent.ExecutionException e) {
       throw StatusExceptions.toIOException(Status.UNAVAILABLE, "journal: " + e.getCause());
     }
+  }
+
+  /** What this MDS is doing now. */
+  public enum Role {
+    /** Opening its store. */
+    STARTING,
+    /** An HA replica following the journal; it answers NOT_LEADER. */
+    STANDBY,
+    /** An HA replica that won the election and is reading the journal's end. */
+    TAKING_OVER,
+    /** Serving the namespace (a lone MDS always). */
+    LEADER,
+    /** Stopped, or stopping. */
+    STOPPED
+  }
+
+  /** What this MDS is doing now. */
+  public Role role() {
+    return role;
+  }
+
+  void role(Role r) {
+    role = r;
+  }
+
+  /** The leader epoch this MDS serves under; 0 while it does not lead. */
+  public long epoch() {
+    Namespace ns = namespace;
+    return ns == null || role != Role.LEADER ? 0 : ns.epoch();
+  }
+
+  /** The index of the last journal record in this MDS's store (or sent to the journal). */
+  public long journalIndex() {
+    Journal j = journal;
+    if (j != null) {
+      return j.lastIndex();
+    }
+    WalJournal l = local;
+    return l == null ? 0 : l.lastIndex();
+  }
+
+  /**
+   * Completed with the reason once this MDS stopped: closed, its store failed, or (HA) it lost
+   * leadership, which it cannot serve on from: its process should exit and be started again, to
+   * rejoin as a standby.
+   */
+  public CompletableFuture<String> whenStopped() {
+    return stopped;
+  }
+
+  /** Sets the RPC server that answers now (an HA standby's NOT_LEADER server, or none). */
+  void rpc(@Nullable RpcServer server) {
+    rpc = server;
+  }
+
+  /** The replica's own journal writer (HA: what standbys and the leader's ledger apply through). */
+  void local(WalJournal j) {
+    local = j;
+  }
+
+  /** The journal this MDS serves with. */
+  void journal(Journal j) {
+    journal = j;
+  }
+
+  /** Stops serving at once and closes, on a thread of its own; {@link #whenStopped} says why. */
+  void stepDown(String reason) {
+    if (role == Role.STOPPED) {
+      return;
+    }
+    role = Role.STOPPED;
+    LOG.error("{}: {}; this MDS stops (start it again to rejoin as a standby)", id, reason);
+    // No mutation is acknowledged from here on: the journal refuses appends once its ledger is
+    // fenced or lost, and close() stops the RPC server before anything else.
+    stopped.complete(reason);
+    Thread t = new Thread(this::close, "braid-" + id + "-stop");
+    t.setDaemon(true);
+    t.start();
   }
 
   private void stopAfterFailure() {
@@ -351,8 +450,8 @@ public final class MdsServer implements Service {
    * ({@link SyncStats#NONE} before start and with {@code braid.mds.store.sync=false}).
    */
   public SyncStats journalSyncStats() {
-    WalJournal j = journal;
-    return j == null ? SyncStats.NONE : j.syncStats();
+    WalJournal j = local;
+    return j == null || ha != null ? SyncStats.NONE : j.syncStats();
   }
 
   /** The store with its in-memory cache, for tests in this package. */
@@ -396,15 +495,25 @@ public final class MdsServer implements Service {
     if (rep != null) {
       rep.close();
     }
-    WalJournal j = journal;
-    if (j != null) {
+    Journal j = journal;
+    if (j != null && j != local) {
       j.close();
+    }
+    HaReplica h = ha;
+    if (h != null) {
+      h.close();
+    }
+    WalJournal l = local;
+    if (l != null) {
+      l.close();
     }
     CachedMetadataStore s = store;
     if (s != null) {
       s.close();
     }
+    role = Role.STOPPED;
     lifeCycle.closed();
+    stopped.complete("stopped");
   }
 
   private void shutdown(@Nullable ExecutorService e) {
