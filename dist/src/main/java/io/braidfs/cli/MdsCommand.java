@@ -2,6 +2,7 @@ package io.braidfs.cli;
 
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.rpc.HostPort;
+import io.braidfs.mds.ha.MdsHaConfigKeys;
 import io.braidfs.mds.server.MdsConfigKeys;
 import io.braidfs.mds.server.MdsServer;
 import io.braidfs.mds.store.MdsStoreConfigKeys;
@@ -39,7 +40,9 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:stopped on request",
-      "1:could not start (port in use, store locked by another MDS, ...)",
+      "1:could not start (port in use, store locked by another MDS, ZooKeeper unreachable,"
+          + " ...), or stopped on its own: its store failed, or, as an HA replica, it lost"
+          + " leadership (start it again to rejoin as a standby)",
       "2:bad command line or configuration"
     })
 final class MdsCommand implements Callable<Integer> {
@@ -61,6 +64,20 @@ final class MdsCommand implements Callable<Integer> {
       description = "The namespace store's directory (braid.mds.store.dir).")
   @Nullable Path dir;
 
+  @Option(
+      names = "--zk",
+      paramLabel = "HOST:PORT,...",
+      description =
+          "ZooKeeper ensemble electing the leader among MDS replicas (braid.mds.ha.zk); without"
+              + " it this MDS runs alone.")
+  @Nullable String zk;
+
+  @Option(
+      names = "--id",
+      paramLabel = "N",
+      description = "This replica's name (braid.mds.id); a number N names it mds-N.")
+  @Nullable String id;
+
   @Override
   public Integer call() {
     CommandSpec s = spec();
@@ -78,7 +95,9 @@ final class MdsCommand implements Callable<Integer> {
                 + " (store "
                 + store
                 + ")",
-        parent().stopSignal());
+        parent().stopSignal(),
+        // An HA replica that lost leadership stops; started again, it rejoins as a standby.
+        mds -> mds.whenStopped().thenApply(reason -> null));
   }
 
   /**
@@ -93,6 +112,12 @@ final class MdsCommand implements Callable<Integer> {
     }
     if (dir != null) {
       flags.put(MdsStoreConfigKeys.DIR.name(), dir.toString());
+    }
+    if (zk != null) {
+      flags.put(MdsHaConfigKeys.ZK.name(), zk);
+    }
+    if (id != null) {
+      flags.put(MdsConfigKeys.ID.name(), id.matches("[0-9]+") ? "mds-" + id : id);
     }
     BraidConfig cfg = config.load(spec().commandLine(), flags);
     String effective = cfg.get(MdsConfigKeys.ADDRESS);
