@@ -57,6 +57,8 @@ import org.jspecify.annotations.Nullable;
 public final class ProcessCluster implements AutoCloseable {
   public static final int MDS_PORT = 7400;
   public static final int DATA_SERVER_PORT = 7500;
+  public static final int ZOOKEEPER_PORT = 2181;
+  public static final int BOOKIE_PORT = 7410;
 
   static final Pattern MDS_LISTENING =
       Pattern.compile("braid mds listening on (\\S+):(\\d+) \\(store .*\\)");
@@ -65,6 +67,8 @@ public final class ProcessCluster implements AutoCloseable {
   static final Pattern REGISTERED =
       Pattern.compile("registered with the MDS at \\S+ as data server (\\d+) ");
   static final Pattern IN_SERVICE = Pattern.compile(": in service: ");
+  static final Pattern ZK_SERVING = Pattern.compile("braid zk: serving (\\S+):(\\d+) ");
+  static final Pattern LEADING = Pattern.compile(": leading with epoch (\\d+) ");
 
   private final Builder config;
   private final Map<String, Server> servers = new LinkedHashMap<>();
@@ -115,15 +119,35 @@ public final class ProcessCluster implements AutoCloseable {
     Files.createDirectories(run.resolve("data"));
     runDir = run;
 
-    servers.put("mds", new Server(n.addHost("mds"), true));
+    if (config.mdsReplicas > 1) {
+      servers.put("zk", new Server(n.addHost("zk"), Kind.ZK));
+      for (int i = 1; i <= config.mdsReplicas; i++) {
+        servers.put("mds" + i, new Server(n.addHost("mds" + i), Kind.MDS));
+      }
+    } else {
+      servers.put("mds", new Server(n.addHost("mds"), Kind.MDS));
+    }
     for (int i = 1; i <= config.dataServers; i++) {
       String name = "ds" + i;
-      servers.put(name, new Server(n.addHost(name), false));
+      servers.put(name, new Server(n.addHost(name), Kind.DATA));
     }
     for (String c : config.clients) {
       n.addHost(c);
     }
-    startServer(server("mds"));
+    if (config.mdsReplicas > 1) {
+      Server zk = server("zk");
+      launch(zk);
+      awaitServing(zk, 0);
+      for (Server m : mdsServers()) {
+        launch(m);
+      }
+      for (Server m : mdsServers()) {
+        awaitServing(m, 0);
+      }
+      awaitLeader(0, config.startTimeout);
+    } else {
+      startServer(server("mds"));
+    }
     for (Server s : dataServers()) {
       launch(s);
     }
@@ -149,9 +173,88 @@ public final class ProcessCluster implements AutoCloseable {
     return dataServers().stream().map(s -> s.host).toList();
   }
 
-  /** The MDS's {@code HOST:PORT}, as clients and data servers are given it. */
+  /**
+   * The MDS's {@code HOST:PORT}, as clients and data servers are given it; with several replicas,
+   * every replica's, comma-separated.
+   */
   public String mdsAddress() {
-    return host("mds").address() + ":" + MDS_PORT;
+    return String.join(
+        ",", mdsServers().stream().map(m -> m.host.address() + ":" + MDS_PORT).toList());
+  }
+
+  /** The MDS hosts: {@code mds}, or {@code mds1} to {@code mdsN} with replicas. */
+  public List<String> mdsNames() {
+    return mdsServers().stream().map(m -> m.host.name()).toList();
+  }
+
+  /**
+   * The MDS replica leading now, by its log: the running, unpaused, plugged-in replica that last
+   * said it leads, with the highest epoch; null if none does.
+   */
+  public @Nullable String leader() {
+    String best = null;
+    long bestEpoch = -1;
+    for (Server m : mdsServers()) {
+      HostProcess p = m.process;
+      if (p == null || !p.isAlive() || m.paused || unplugged.contains(m.host.name())) {
+        continue;
+      }
+      for (String line : p.logLines()) {
+        Matcher l = LEADING.matcher(line);
+        if (l.find() && Long.parseLong(l.group(1)) > bestEpoch) {
+          bestEpoch = Long.parseLong(l.group(1));
+          best = m.host.name();
+        }
+      }
+    }
+    return best;
+  }
+
+  /** The epoch the {@link #leader()} leads with; 0 if none. */
+  public long leaderEpoch() {
+    String l = leader();
+    if (l == null) {
+      return 0;
+    }
+    long epoch = 0;
+    for (String line : server(l).running().logLines()) {
+      Matcher m = LEADING.matcher(line);
+      if (m.find()) {
+        epoch = Math.max(epoch, Long.parseLong(m.group(1)));
+      }
+    }
+    return epoch;
+  }
+
+  /**
+   * Waits until a replica leads with an epoch above {@code afterEpoch}, and returns its host.
+   *
+   * @throws AssertionError if none does within {@code timeout}
+   */
+  public String awaitLeader(long afterEpoch, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      String l = leader();
+      if (l != null && leaderEpoch() > afterEpoch) {
+        return l;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(
+            "no MDS replica leads with an epoch above "
+                + afterEpoch
+                + " within "
+                + timeout
+                + "\n"
+                + describe());
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  /** Whether the server on {@code name} runs now (it may have stopped on its own). */
+  public boolean isRunning(String name) {
+    HostProcess p = server(name).process;
+    return p != null && p.isAlive();
   }
 
   /**
@@ -161,7 +264,7 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public int serverId(String name) {
     Server s = server(name);
-    if (s.isMds || s.serverId == 0) {
+    if (s.kind != Kind.DATA || s.serverId == 0) {
       throw new IllegalStateException(name + " is not a registered data server");
     }
     return s.serverId;
@@ -170,8 +273,17 @@ public final class ProcessCluster implements AutoCloseable {
   /** The data directory of data server {@code name} (its only {@code --dir}). */
   public Path dataDir(String name) {
     Server s = server(name);
-    if (s.isMds) {
-      throw new IllegalArgumentException("mds has a store, not a data directory");
+    if (s.kind != Kind.DATA) {
+      throw new IllegalArgumentException(name + " has a store, not a data directory");
+    }
+    return s.dir;
+  }
+
+  /** The store directory of MDS replica {@code name}. */
+  public Path storeDir(String name) {
+    Server s = server(name);
+    if (s.kind != Kind.MDS) {
+      throw new IllegalArgumentException(name + " is not an MDS");
     }
     return s.dir;
   }
@@ -419,7 +531,11 @@ public final class ProcessCluster implements AutoCloseable {
   // ---- servers ---------------------------------------------------------------------------------
 
   private List<Server> dataServers() {
-    return servers.values().stream().filter(s -> !s.isMds).toList();
+    return servers.values().stream().filter(s -> s.kind == Kind.DATA).toList();
+  }
+
+  private List<Server> mdsServers() {
+    return servers.values().stream().filter(s -> s.kind == Kind.MDS).toList();
   }
 
   private Server server(String name) {
@@ -433,7 +549,13 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** Starts {@code s} and waits until it serves; after an MDS start, until every data server is. */
   private void startServer(Server s) throws IOException, InterruptedException {
-    if (!s.isMds) {
+    if (s.kind == Kind.ZK || (s.kind == Kind.MDS && config.mdsReplicas > 1)) {
+      // An HA replica starts as a standby: data servers stay with the leader.
+      launch(s);
+      awaitServing(s, 0);
+      return;
+    }
+    if (s.kind == Kind.DATA) {
       launch(s);
       awaitServing(s, reachesMds(s) ? 1 : 0); // each start logs to a file of its own
       return;
@@ -458,6 +580,10 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** Whether data server {@code s} can register: the MDS runs, unpaused, both cables in. */
   private boolean reachesMds(Server s) {
+    if (config.mdsReplicas > 1) {
+      String l = leader();
+      return l != null && !unplugged.contains(s.host.name());
+    }
     Server mds = server("mds");
     HostProcess p = mds.process;
     return p != null
@@ -469,11 +595,24 @@ public final class ProcessCluster implements AutoCloseable {
 
   private void launch(Server s) throws IOException {
     s.starts++;
-    String address = s.host.address() + ":" + (s.isMds ? MDS_PORT : DATA_SERVER_PORT);
+    String address = s.host.address() + ":" + s.kind.port;
     List<String> command = new ArrayList<>();
     command.add(config.install.command().toString());
-    if (s.isMds) {
+    if (s.kind == Kind.ZK) {
+      command.addAll(List.of("zk", "--address", address, "--dir", s.dir.toString()));
+    } else if (s.kind == Kind.MDS) {
       command.addAll(List.of("mds", "--address", address, "--dir", s.dir.toString()));
+      if (config.mdsReplicas > 1) {
+        String name = s.host.name();
+        command.addAll(
+            List.of(
+                "--zk",
+                host("zk").address() + ":" + ZOOKEEPER_PORT,
+                "--id",
+                name.substring("mds".length()),
+                "-D",
+                "braid.mds.ha.bookie.address=" + s.host.address() + ":" + BOOKIE_PORT));
+      }
     } else {
       command.addAll(
           List.of(
@@ -488,6 +627,9 @@ public final class ProcessCluster implements AutoCloseable {
               s.host.name()));
     }
     for (Map.Entry<String, String> e : config.settings.entrySet()) {
+      if (s.kind == Kind.ZK) {
+        break; // ZooKeeper takes none of the cluster's settings
+      }
       command.add("-D");
       command.add(e.getKey() + "=" + e.getValue());
     }
@@ -511,13 +653,20 @@ public final class ProcessCluster implements AutoCloseable {
   private void awaitServing(Server s, int inService) throws InterruptedException {
     HostProcess p = s.running();
     Duration timeout = config.startTimeout;
-    Matcher m = p.awaitLine(s.isMds ? MDS_LISTENING : DATA_SERVER_LISTENING, timeout);
-    String expected = s.host.address() + ":" + (s.isMds ? MDS_PORT : DATA_SERVER_PORT);
+    Matcher m =
+        p.awaitLine(
+            switch (s.kind) {
+              case MDS -> MDS_LISTENING;
+              case DATA -> DATA_SERVER_LISTENING;
+              case ZK -> ZK_SERVING;
+            },
+            timeout);
+    String expected = s.host.address() + ":" + s.kind.port;
     if (!(m.group(1) + ":" + m.group(2)).equals(expected)) {
       throw new AssertionError(
           s.host.name() + " listens on " + m.group(1) + ":" + m.group(2) + ", not " + expected);
     }
-    if (!s.isMds && inService > 0) {
+    if (s.kind == Kind.DATA && inService > 0) {
       p.awaitLog(IN_SERVICE, inService, timeout);
       int id = 0;
       for (String line : p.logLines()) {
@@ -601,20 +750,35 @@ public final class ProcessCluster implements AutoCloseable {
     }
   }
 
+  /** What a server host runs. */
+  private enum Kind {
+    MDS(MDS_PORT, "store"),
+    DATA(DATA_SERVER_PORT, "data"),
+    ZK(ZOOKEEPER_PORT, "zk");
+
+    final int port;
+    final String dir;
+
+    Kind(int port, String dir) {
+      this.port = port;
+      this.dir = dir;
+    }
+  }
+
   /** One server host and the process on it now. */
   private final class Server {
     final Host host;
-    final boolean isMds;
+    final Kind kind;
     final Path dir;
     @Nullable HostProcess process;
     int starts;
     int serverId;
     boolean paused;
 
-    Server(Host host, boolean isMds) {
+    Server(Host host, Kind kind) {
       this.host = host;
-      this.isMds = isMds;
-      this.dir = runDir().resolve("data").resolve(host.name()).resolve(isMds ? "store" : "data");
+      this.kind = kind;
+      this.dir = runDir().resolve("data").resolve(host.name()).resolve(kind.dir);
     }
 
     HostProcess running() {
@@ -635,6 +799,7 @@ public final class ProcessCluster implements AutoCloseable {
     private final BraidInstall install;
     private final Path work;
     private int dataServers = 3;
+    private int mdsReplicas = 1;
     private List<String> clients = List.of("client");
     private final Map<String, String> settings = new LinkedHashMap<>();
     private String serverJvmOptions = "-Xmx512m -XX:+UseSerialGC";
@@ -652,6 +817,19 @@ public final class ProcessCluster implements AutoCloseable {
         throw new IllegalArgumentException("data servers: " + n);
       }
       this.dataServers = n;
+      return this;
+    }
+
+    /**
+     * How many MDS replicas (default 1, on host {@code mds}). With more, they run on {@code mds1}
+     * to {@code mdsN} with embedded bookies, elected through {@code braid zk} on host {@code zk};
+     * data servers and clients are given every replica's address.
+     */
+    public Builder mdsReplicas(int n) {
+      if (n < 1 || n > 7) {
+        throw new IllegalArgumentException("MDS replicas: " + n);
+      }
+      this.mdsReplicas = n;
       return this;
     }
 
