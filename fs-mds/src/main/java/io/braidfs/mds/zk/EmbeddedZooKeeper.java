@@ -15,6 +15,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -248,6 +249,9 @@ public final class EmbeddedZooKeeper implements Service {
     } catch (AccessDeniedException e) {
       throw new IOException(
           "cannot create ZooKeeper data dir " + dir + ": permission denied on " + e.getFile(), e);
+    } catch (FileSystemException e) {
+      String why = e.getReason() != null ? e.getReason() : e.toString();
+      throw new IOException("cannot create ZooKeeper data dir " + dir + ": " + why, e);
     }
     if (!Files.isWritable(dir)) {
       throw new IOException("ZooKeeper data dir " + dir + " is not writable");
@@ -550,9 +554,14 @@ public final class EmbeddedZooKeeper implements Service {
       started.complete(getClientPort());
     }
 
+    /**
+     * Closes the client port, which shuts the server down and so ends {@link #runFromConfig}.
+     * Unlike {@link ZooKeeperServerMain#close()}, which waits for {@link #runFromConfig} to close
+     * the port, this also frees a port that a failed {@link #runFromConfig} left open.
+     */
     @Override
     public void stop() {
-      close();
+      shutdown();
     }
   }
 

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -131,6 +132,33 @@ class EmbeddedZooKeeperTest {
   }
 
   @Test
+  void dataThatCannotBeLoadedFailsTheStartAndFreesThePort() throws Exception {
+    Path dir = tmp.resolve("zk");
+    int port = freePort();
+    try (EmbeddedZooKeeper zk = new EmbeddedZooKeeper(standalone("127.0.0.1:" + port, dir));
+        CuratorFramework client = connectAfterStart(zk)) {
+      client.create().forPath("/x");
+    }
+    // Transactions without the snapshot they follow: ZooKeeper refuses to load them, and it does
+    // so after it started listening, so the failed start must free the port.
+    try (DirectoryStream<Path> snapshots =
+        Files.newDirectoryStream(dir.resolve("version-2"), "snapshot.*")) {
+      for (Path s : snapshots) {
+        Files.delete(s);
+      }
+    }
+    EmbeddedZooKeeper zk = new EmbeddedZooKeeper(standalone("127.0.0.1:" + port, dir));
+    assertThatThrownBy(zk::start)
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("No snapshot found, but there are log entries");
+    assertThat(zk.whenStopped()).isDone();
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(true);
+      s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+    }
+  }
+
+  @Test
   void aDirectoryThatIsAFileFailsToStart() throws Exception {
     Path file = Files.writeString(tmp.resolve("file"), "x");
     EmbeddedZooKeeper zk = new EmbeddedZooKeeper(standalone("127.0.0.1:0", file));
@@ -214,6 +242,27 @@ class EmbeddedZooKeeperTest {
     assertThatThrownBy(alone::start)
         .isInstanceOf(IOException.class)
         .hasMessageStartingWith("ZooKeeper data dir " + dir + " holds ensemble member 2's data");
+
+    // And a standalone server's data is no member's.
+    Path standaloneData = tmp.resolve("standalone");
+    try (EmbeddedZooKeeper alone2 =
+        new EmbeddedZooKeeper(standalone("127.0.0.1:0", standaloneData))) {
+      alone2.start();
+    }
+    EmbeddedZooKeeper member =
+        new EmbeddedZooKeeper(
+            BraidConfig.builder()
+                .set(ZooKeeperConfigKeys.ADDRESS, "127.0.0.1:0")
+                .set(ZooKeeperConfigKeys.DIR, standaloneData.toString())
+                .set(ZooKeeperConfigKeys.SERVERS, servers)
+                .set(ZooKeeperConfigKeys.ID, 1)
+                .build());
+    assertThatThrownBy(member::start)
+        .isInstanceOf(IOException.class)
+        .hasMessage(
+            "ZooKeeper data dir "
+                + standaloneData
+                + " holds a standalone server's data; an ensemble member starts on an empty one");
   }
 
   @Test
