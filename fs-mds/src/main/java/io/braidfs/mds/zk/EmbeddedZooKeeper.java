@@ -162,8 +162,8 @@ public final class EmbeddedZooKeeper implements Service {
     if (members.size() == 1) {
       throw new IllegalArgumentException(
           servers
-              + " lists one member: an ensemble has at least 3 (leave it empty for a standalone"
-              + " server)");
+              + " lists one member: an ensemble has at least 2, and 3 to survive losing one"
+              + " (leave it empty for a standalone server)");
     }
     if (id == 0) {
       throw new IllegalArgumentException(
