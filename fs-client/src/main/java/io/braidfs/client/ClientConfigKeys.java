@@ -29,6 +29,14 @@ public final class ClientConfigKeys implements ConfigKeySet {
           "How long a metadata call keeps retrying (same call id, next MDS) while no MDS answers"
               + " as leader, before it fails with UNAVAILABLE.");
 
+  public static final ConfigKey<String> CLUSTER_ID =
+      ConfigKey.string(
+          "braid.client.cluster-id",
+          "",
+          "The id of the cluster this client must use (the MDS's cluster id, fixed at format); an"
+              + " MDS or data server that names another one is refused. Empty: the client keeps to"
+              + " the cluster of the first server that names one.");
+
   public static final ConfigKey<Duration> ATTR_TTL =
       ConfigKey.duration(
           "braid.client.cache.attr-ttl",
@@ -142,6 +150,7 @@ public final class ClientConfigKeys implements ConfigKeySet {
       List.of(
           MDS,
           FAILOVER_TIMEOUT,
+          CLUSTER_ID,
           ATTR_TTL,
           CACHE_ENTRIES,
           WRITE_BEHIND,
