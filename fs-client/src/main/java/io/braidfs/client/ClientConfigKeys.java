@@ -33,9 +33,10 @@ public final class ClientConfigKeys implements ConfigKeySet {
       ConfigKey.string(
           "braid.client.cluster-id",
           "",
-          "The id of the cluster this client must use (the MDS's cluster id, fixed at format); an"
-              + " MDS or data server that names another one is refused. Empty: the client keeps to"
-              + " the cluster of the first server that names one.");
+          "The id of the cluster this client must use (fixed when the MDS formatted its"
+              + " namespace; each data server logs it when it registers): an MDS or data server"
+              + " naming another cluster is refused, even the first one asked. Empty: the client"
+              + " keeps to the cluster of the first server that names one.");
 
   public static final ConfigKey<Duration> ATTR_TTL =
       ConfigKey.duration(
