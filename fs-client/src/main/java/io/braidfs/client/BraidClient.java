@@ -18,6 +18,7 @@ import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.path.BraidPath;
+import io.braidfs.common.rpc.ExpectedCluster;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
@@ -142,6 +143,8 @@ public final class BraidClient implements AutoCloseable {
             .user(b.user)
             .groups(groups)
             .options(RpcOptions.from(b.config))
+            // Servers of another cluster are refused, so failover never leaves this cluster.
+            .expectedCluster(ExpectedCluster.pinFirst(options.clusterId()))
             .build();
     r.start();
     this.rpc = r;

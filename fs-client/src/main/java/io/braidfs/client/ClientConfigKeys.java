@@ -29,6 +29,15 @@ public final class ClientConfigKeys implements ConfigKeySet {
           "How long a metadata call keeps retrying (same call id, next MDS) while no MDS answers"
               + " as leader, before it fails with UNAVAILABLE.");
 
+  public static final ConfigKey<String> CLUSTER_ID =
+      ConfigKey.string(
+          "braid.client.cluster-id",
+          "",
+          "The id of the cluster this client must use (fixed when the MDS formatted its"
+              + " namespace; each data server logs it when it registers): an MDS or data server"
+              + " naming another cluster is refused, even the first one asked. Empty: the client"
+              + " keeps to the cluster of the first server that names one.");
+
   public static final ConfigKey<Duration> ATTR_TTL =
       ConfigKey.duration(
           "braid.client.cache.attr-ttl",
@@ -142,6 +151,7 @@ public final class ClientConfigKeys implements ConfigKeySet {
       List.of(
           MDS,
           FAILOVER_TIMEOUT,
+          CLUSTER_ID,
           ATTR_TTL,
           CACHE_ENTRIES,
           WRITE_BEHIND,

@@ -14,6 +14,7 @@ import java.util.List;
  *
  * @param mds the address of every MDS, in the order they are tried
  * @param failoverTimeout how long a metadata call retries while no MDS answers as leader
+ * @param clusterId the cluster every server must belong to; empty: the first one a server names
  * @param attrTtl how long cached attributes are reused; zero turns the cache off
  * @param cacheEntries the most paths whose attributes are cached
  * @param writeBehind per output stream, the most bytes in flight to data servers
@@ -30,6 +31,7 @@ import java.util.List;
 public record ClientOptions(
     List<InetSocketAddress> mds,
     Duration failoverTimeout,
+    String clusterId,
     Duration attrTtl,
     int cacheEntries,
     long writeBehind,
@@ -99,6 +101,7 @@ public record ClientOptions(
     return new ClientOptions(
         mds,
         config.get(ClientConfigKeys.FAILOVER_TIMEOUT),
+        config.get(ClientConfigKeys.CLUSTER_ID).strip(),
         config.get(ClientConfigKeys.ATTR_TTL),
         config.get(ClientConfigKeys.CACHE_ENTRIES),
         writeBehind,

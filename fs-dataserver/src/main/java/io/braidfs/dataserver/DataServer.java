@@ -3,6 +3,7 @@ package io.braidfs.dataserver;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.lifecycle.LifeCycle;
 import io.braidfs.common.lifecycle.Service;
+import io.braidfs.common.rpc.ExpectedCluster;
 import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
@@ -139,7 +140,12 @@ public final class DataServer implements Service {
     ChunkWorkers w = new ChunkWorkers(id, config.get(DataServerConfigKeys.DISK_THREADS));
     workers = w;
     RpcClient client =
-        RpcClient.builder(TokenGate.PEER_PREFIX + id).user("braid").options(options).build();
+        RpcClient.builder(TokenGate.PEER_PREFIX + id)
+            .user("braid")
+            .options(options)
+            // Once registered, this server refuses an MDS (or peer) of another cluster (MdsLink).
+            .expectedCluster(ExpectedCluster.following(s::clusterId))
+            .build();
     peers = client;
     client.start();
     TokenGate g =
@@ -174,6 +180,7 @@ public final class DataServer implements Service {
         RpcServer.builder(id)
             .bind(bind)
             .options(options)
+            .clusterId(s::clusterId)
             .handle(RpcMethod.WRITE_CHUNK, writes::write, null)
             .handle(RpcMethod.SYNC_CHUNK, writes::sync, null)
             .handle(RpcMethod.FINALIZE_CHUNK, writes::finalizeChunk, null)

@@ -2,6 +2,7 @@ package io.braidfs.dataserver;
 
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.ClusterMismatch;
 import io.braidfs.common.rpc.RemoteErrorInfo;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
@@ -26,7 +27,9 @@ import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -48,7 +51,10 @@ import org.slf4j.LoggerFactory;
  * out through {@link IncrementalReports}, flushed before every heartbeat.
  *
  * <p>Deletion commands only arrive in answers on this server's own connection to a configured MDS
- * address; the data service takes none from the network.
+ * address; the data service takes none from the network. Once this server has a cluster id (from
+ * its first registration), an MDS whose Hello names another cluster is refused before anything is
+ * sent to it (the {@link RpcClient} checks, see DataServer) and the next configured address is
+ * tried: a server never registers with, heartbeats to or takes deletions from another cluster.
  *
  * <p>Thread-safety: everything runs on one scheduler thread.
  */
@@ -84,6 +90,9 @@ final class MdsLink {
   private boolean linked;
 
   private @Nullable ScheduledFuture<?> nextReport;
+
+  /** MDS addresses refused as of another cluster, each logged at WARN once. */
+  private final Set<InetSocketAddress> refusedLogged = new HashSet<>();
 
   /** What this server tells the MDS about itself. */
   record Registration(String host, int port, String rack, String version) {}
@@ -181,7 +190,15 @@ final class MdsLink {
         timer.execute(this::confirmReplicas);
       }
     } catch (IOException | RuntimeException e) {
-      if (StatusExceptions.statusOf(e) == Status.INVALID_ARGUMENT) {
+      ClusterMismatch refused = ClusterMismatch.of(e).orElse(null);
+      if (refused != null) {
+        // Nothing but the Hello reached it; the message names both clusters and the address.
+        if (refusedLogged.add(leader)) {
+          LOG.warn("{}: {}; trying the next MDS address", id, refused.message());
+        } else {
+          LOG.debug("{}: {}", id, refused.message());
+        }
+      } else if (StatusExceptions.statusOf(e) == Status.INVALID_ARGUMENT) {
         LOG.error("{}: the MDS at {} refused the registration: {}", id, leader, e.getMessage());
       } else {
         LOG.debug("{}: cannot register with {}: {}", id, leader, e.toString());

@@ -4,6 +4,7 @@ import com.google.protobuf.Message;
 import io.braidfs.client.internal.data.ChunkService;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.ClusterMismatch;
 import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RemoteErrorInfo;
 import io.braidfs.common.rpc.RpcClient;
@@ -28,6 +29,8 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +41,12 @@ import org.slf4j.LoggerFactory;
  * backoff once every address has been tried, until {@link ClientOptions#failoverTimeout()}. Every
  * attempt of one call carries the same call id, so the MDS's retry cache applies a mutation at most
  * once even when an attempt that timed out had in fact been applied.
+ *
+ * <p>An MDS of another cluster is never used: an {@link RpcClient} built with an {@link
+ * io.braidfs.common.rpc.ExpectedCluster} (as BraidClient's is) refuses it at its Hello, before any
+ * call is sent to it, and the call moves on as from a dead MDS. So a client given the addresses of
+ * two clusters stays with its own when that one's MDS dies, and fails with UNAVAILABLE naming the
+ * refusal once the failover timeout has passed, rather than carry on against the other cluster.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -52,6 +61,9 @@ public final class MetadataClient implements ChunkService {
   private volatile InetSocketAddress leader;
   private volatile int next;
   private volatile boolean closed;
+
+  /** The addresses refused as of another cluster, each logged once. */
+  private final Set<InetSocketAddress> refusedLogged = ConcurrentHashMap.newKeySet();
 
   public MetadataClient(
       RpcClient rpc, List<InetSocketAddress> addresses, Duration failoverTimeout) {
@@ -78,6 +90,7 @@ public final class MetadataClient implements ChunkService {
     long deadline = System.nanoTime() + failoverTimeout.toNanos();
     int tried = 0;
     long backoff = MIN_BACKOFF_MS;
+    ClusterMismatch refusal = null;
     while (true) {
       InetSocketAddress target = leader;
       // No attempt outlives the failover deadline by more than a moment.
@@ -97,8 +110,17 @@ public final class MetadataClient implements ChunkService {
         // could not carry the call, a deadline (the call id makes a repeat safe), NOT_LEADER
         // (a stopping MDS says so too) and BUSY send it on.
         boolean answered = RemoteErrorInfo.of(e).isPresent();
+        // An MDS of another cluster is passed over like a dead one (nothing was sent to it).
+        ClusterMismatch refused = ClusterMismatch.of(e).orElse(null);
+        if (refused != null) {
+          refusal = refused;
+          if (refusedLogged.add(target)) {
+            LOG.warn("{}: {}", rpc.name(), refused.message());
+          }
+        }
         boolean retry =
-            s == Status.NOT_LEADER
+            refused != null
+                || s == Status.NOT_LEADER
                 || s == Status.BUSY
                 || s == Status.DEADLINE_EXCEEDED
                 || (!answered && s == Status.UNAVAILABLE);
@@ -114,7 +136,9 @@ public final class MetadataClient implements ChunkService {
                   + failoverTimeout.toMillis()
                   + " ms (tried "
                   + addresses
-                  + "); last: "
+                  + "); "
+                  + (refusal != null && refused == null ? refusal.message() + "; " : "")
+                  + "last: "
                   + e.getMessage(),
               e);
         }

@@ -121,7 +121,8 @@ final class PendingCall<Q extends Message, R extends Message> {
     fail(status, message, null);
   }
 
-  private void fail(Status status, String message, @Nullable Throwable details) {
+  /** Fails the call with this status and a local cause (or a {@link RemoteErrorInfo}). */
+  void fail(Status status, String message, @Nullable Throwable details) {
     if (!finished.compareAndSet(false, true)) {
       return;
     }

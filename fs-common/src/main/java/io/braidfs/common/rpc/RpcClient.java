@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every connection opens with a Hello carrying this client's id (16 random bytes, chosen once),
  * name, user and groups. Call ids are unique across all connections of this client, so a call
- * retried on another connection (or another server after a failover) keeps its identity.
+ * retried on another connection (or another server after a failover) keeps its identity. A client
+ * built with an {@link ExpectedCluster} waits for each Hello's answer and refuses a server of
+ * another cluster before sending it anything else.
  *
  * <pre>{@code
  * try (RpcClient client = RpcClient.builder("fuse").user("alice").build()) {
@@ -56,6 +58,7 @@ public final class RpcClient implements Service {
   private final List<String> groups;
   private final byte[] clientId;
   private final RpcOptions options;
+  private final @Nullable ExpectedCluster expectedCluster;
   private final LifeCycle lifeCycle;
   private final AtomicLong callIds = new AtomicLong();
 
@@ -78,6 +81,7 @@ public final class RpcClient implements Service {
     this.groups = List.copyOf(b.groups);
     this.clientId = b.clientId.clone();
     this.options = b.options;
+    this.expectedCluster = b.expectedCluster;
     this.lifeCycle = new LifeCycle(name);
   }
 
@@ -118,6 +122,11 @@ public final class RpcClient implements Service {
 
   public RpcOptions options() {
     return options;
+  }
+
+  /** The cluster this client's servers must belong to, or null if they are not checked. */
+  public @Nullable ExpectedCluster expectedCluster() {
+    return expectedCluster;
   }
 
   /**
@@ -312,6 +321,7 @@ public final class RpcClient implements Service {
     private List<String> groups = List.of();
     private byte[] clientId;
     private RpcOptions options = RpcOptions.defaults();
+    private @Nullable ExpectedCluster expectedCluster;
 
     private Builder(String name) {
       if (name == null || name.isEmpty()) {
@@ -348,6 +358,17 @@ public final class RpcClient implements Service {
 
     public Builder options(RpcOptions options) {
       this.options = options;
+      return this;
+    }
+
+    /**
+     * Checks every server's cluster: each connection waits for its Hello's answer (one round trip
+     * more per connection, none per call) and a server naming another cluster than {@code expected}
+     * is refused; the calls queued on it fail with {@code INVALID_ARGUMENT} caused by a {@link
+     * ClusterMismatch}, unsent. Unset (the default), calls follow the Hello unchecked.
+     */
+    public Builder expectedCluster(ExpectedCluster expected) {
+      this.expectedCluster = expected;
       return this;
     }
 

@@ -47,6 +47,11 @@ import org.slf4j.LoggerFactory;
  * far less than a timer per call; a call still waiting for the connection to be made has its own
  * timer. When the connection is lost, every call in flight fails at once with {@code UNAVAILABLE}.
  *
+ * <p>If the client expects a cluster ({@link RpcClient.Builder#expectedCluster}), calls wait
+ * instead until the Hello is answered and its {@code cluster_id} checked: a server of another
+ * cluster is refused and closed, and the calls waiting fail with {@code INVALID_ARGUMENT} caused by
+ * a {@link ClusterMismatch}, never sent.
+ *
  * <p>Thread-safety: {@link #call} is thread-safe. The table of calls in flight is confined to the
  * connection's event loop.
  */
@@ -65,7 +70,12 @@ public final class RpcConnection {
   private final OutboundQueue<PendingCall<?, ?>> out;
   private volatile @Nullable String closeReason;
   private volatile Status closeStatus = Status.UNAVAILABLE;
-  private volatile boolean connected;
+  private volatile @Nullable Throwable closeCause;
+
+  /** Whether calls are written: from the connect on, or once the Hello passed the cluster check. */
+  private volatile boolean ready;
+
+  private volatile @Nullable HelloResponse hello;
   private @Nullable ScheduledFuture<?> sweeper; // event loop only
   private final Runnable releaseSlot;
 
@@ -115,6 +125,15 @@ public final class RpcConnection {
 
   public InetSocketAddress address() {
     return address;
+  }
+
+  /**
+   * The cluster id the server's Hello answer named (empty if it named none), or null while the
+   * Hello is unanswered.
+   */
+  public @Nullable String peerClusterId() {
+    HelloResponse h = hello;
+    return h == null ? null : h.getClusterId();
   }
 
   /** False once the connection is lost or closed; the client then makes a new one. */
@@ -167,11 +186,12 @@ public final class RpcConnection {
     }
     String reason = closeReason;
     if (reason != null) {
-      call.fail(Status.UNAVAILABLE, reason + "; the call was not sent");
+      call.fail(closeStatus, reason + "; the call was not sent", closeCause);
       return call.future;
     }
-    if (!connected) {
-      // Still connecting: the deadline must hold even if the connection never comes up.
+    if (!ready) {
+      // Still connecting (or checking the Hello): the deadline must hold even if the connection
+      // never comes up.
       call.timer = loop.schedule(() -> timedOut(call), timeoutNanos, TimeUnit.NANOSECONDS);
     }
     out.write(call);
@@ -232,7 +252,7 @@ public final class RpcConnection {
   }
 
   private void connected() {
-    HelloRequest hello =
+    HelloRequest request =
         HelloRequest.newBuilder()
             .setProtocolVersion(FrameHeader.VERSION)
             .setClientId(ByteString.copyFrom(client.clientId()))
@@ -242,7 +262,8 @@ public final class RpcConnection {
             .build();
     long deadline = System.nanoTime() + client.options().callTimeout().toNanos();
     PendingCall<HelloRequest, HelloResponse> call =
-        new PendingCall<>(RpcMethod.HELLO, client.newCallId(), hello, null, deadline, NO_OP);
+        new PendingCall<>(RpcMethod.HELLO, client.newCallId(), request, null, deadline, NO_OP);
+    ExpectedCluster expected = client.expectedCluster();
     call.future.whenComplete(
         (response, error) -> {
           if (error != null) {
@@ -254,13 +275,34 @@ public final class RpcConnection {
                         ? error.getCause()
                         : error);
             close("hello to " + address + " failed: " + error.getMessage());
-          } else {
-            LOG.debug("{}: connected to {}", client.name(), response.message().getServerId());
+            return;
+          }
+          HelloResponse answer = response.message();
+          hello = answer;
+          ClusterMismatch refused =
+              expected == null
+                  ? null
+                  : expected.check(
+                      client.name(), answer.getServerId(), address, answer.getClusterId());
+          if (refused != null) {
+            LOG.debug("{}: {}", client.name(), refused.message());
+            closeStatus = Status.INVALID_ARGUMENT;
+            closeCause = refused;
+            close(refused.message());
+            return;
+          }
+          LOG.debug("{}: connected to {}", client.name(), answer.getServerId());
+          if (expected != null) {
+            ready = true;
+            out.open();
           }
         });
-    connected = true;
     channel.writeAndFlush(beforeWrite(call), channel.voidPromise());
-    out.open();
+    if (expected == null) {
+      // No check: the calls follow the Hello without waiting for its answer.
+      ready = true;
+      out.open();
+    }
   }
 
   /** On the event loop: registers the call in flight, where the deadline sweep will see it. */
@@ -322,7 +364,8 @@ public final class RpcConnection {
 
   private void drop(PendingCall<?, ?> call) {
     String reason = closeReason;
-    call.fail(closeStatus, reason != null ? reason : "connection to " + address + " closed");
+    call.fail(
+        closeStatus, reason != null ? reason : "connection to " + address + " closed", closeCause);
   }
 
   /** Closes the connection; every call in flight fails with UNAVAILABLE and this reason. */

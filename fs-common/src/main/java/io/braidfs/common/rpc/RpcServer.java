@@ -28,6 +28,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,6 +58,7 @@ public final class RpcServer implements Service {
   private final String id;
   private final InetSocketAddress bindAddress;
   private final RpcOptions options;
+  private final Supplier<String> clusterId;
   private final Map<Integer, Registration<?, ?>> registrations;
   private final LifeCycle lifeCycle;
 
@@ -88,6 +90,7 @@ public final class RpcServer implements Service {
     this.id = builder.id;
     this.bindAddress = builder.bindAddress;
     this.options = builder.options;
+    this.clusterId = builder.clusterId;
     this.registrations = Map.copyOf(builder.registrations);
     this.lifeCycle = new LifeCycle(id);
   }
@@ -164,6 +167,12 @@ public final class RpcServer implements Service {
       throw new IllegalStateException(id + " is not listening");
     }
     return (InetSocketAddress) ch.localAddress();
+  }
+
+  /** The cluster id Hello answers with now; empty if this server has none or does not say. */
+  public String clusterId() {
+    String c = clusterId.get();
+    return c == null ? "" : c;
   }
 
   /** The number of open client connections. */
@@ -335,6 +344,7 @@ public final class RpcServer implements Service {
     private final String id;
     private InetSocketAddress bindAddress = new InetSocketAddress("127.0.0.1", 0);
     private RpcOptions options = RpcOptions.defaults();
+    private Supplier<String> clusterId = () -> "";
     private final Map<Integer, Registration<?, ?>> registrations = new HashMap<>();
 
     private Builder(String id) {
@@ -352,6 +362,16 @@ public final class RpcServer implements Service {
 
     public Builder options(RpcOptions options) {
       this.options = options;
+      return this;
+    }
+
+    /**
+     * Where Hello's {@code cluster_id} comes from, asked at every Hello (a server may learn its
+     * cluster after it starts: a data server at its first registration); empty, the default, names
+     * no cluster. Clients that know their cluster refuse a server naming another one.
+     */
+    public Builder clusterId(Supplier<String> clusterId) {
+      this.clusterId = clusterId;
       return this;
     }
 

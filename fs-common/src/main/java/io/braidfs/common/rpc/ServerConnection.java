@@ -295,6 +295,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             HelloResponse.newBuilder()
                 .setProtocolVersion(FrameHeader.VERSION) // the highest both sides speak
                 .setServerId(server.id())
+                .setClusterId(server.clusterId())
                 .build(),
             null));
   }

@@ -193,6 +193,7 @@ public final class MdsServer implements Service {
     FileWrites files = new FileWrites(ns, writes, reads);
     RpcOptions rpcOptions = RpcOptions.from(config);
     RpcServer.Builder b = RpcServer.builder(id).bind(bind).options(rpcOptions);
+    b.clusterId(ns::clusterId); // Hello names the cluster: clients refuse another cluster's MDS
     ScheduledExecutorService mon =
         Executors.newSingleThreadScheduledExecutor(named("monitor", true).single());
     monitor = mon;
