@@ -100,10 +100,11 @@ public final class HaWorkload {
                 () -> {
                   for (int n = 0; !done.get(); n++) {
                     String line = step(c, id, n);
+                    String result = line.split(" # ")[0];
                     synchronized (w) {
                       w.println(line);
                       w.flush();
-                      counts[line.endsWith(" ok") ? 0 : line.endsWith(" failed") ? 1 : 2]++;
+                      counts[result.endsWith(" ok") ? 0 : result.endsWith(" failed") ? 1 : 2]++;
                     }
                   }
                 },
@@ -151,12 +152,22 @@ public final class HaWorkload {
     } catch (IOException e) {
       String op =
           n % 3 == 0 ? "mkdir " + d : n % 3 == 1 ? "create " + f : "rename " + prev + " " + moved;
-      return op + " " + outcome(e);
+      // After " # ": why, for whoever reads the records; the checker ignores it.
+      return op
+          + " "
+          + outcome(e)
+          + " # "
+          + StatusExceptions.statusOf(e)
+          + " "
+          + String.valueOf(e.getMessage()).replace('\n', ' ');
     }
   }
 
   private static void check(String mds, Path out) throws IOException {
-    List<String> records = Files.readAllLines(out, StandardCharsets.UTF_8);
+    List<String> records = new ArrayList<>();
+    for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
+      records.add(line.split(" # ")[0]);
+    }
     List<String> violations = new ArrayList<>();
     int ok = 0;
     int failed = 0;

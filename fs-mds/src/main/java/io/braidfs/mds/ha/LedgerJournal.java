@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Failure. A failed append (fenced, closed, not enough bookies, timed out) has an unknown
  * outcome: a successor's recovery may keep the entry. Every record not yet acknowledged fails with
- * {@code UNAVAILABLE} (the retry cache, which travels in the records, settles a client's retry),
- * further appends are refused, and the failure listener is told: the MDS must stop leading.
+ * {@code NOT_LEADER}, so clients retry at the leader with the same call id (the retry cache, which
+ * travels in the records, settles it), further appends are refused, and the failure listener is
+ * told: the MDS must stop leading.
  *
  * <p>Thread-safety: {@link #append} is called by one thread at a time (the namespace thread);
  * everything else is thread-safe. Futures complete on BookKeeper's callback thread or the local
@@ -108,7 +109,7 @@ public final class LedgerJournal implements Journal {
       throw f;
     }
     if (closed) {
-      throw new StoreException(Status.UNAVAILABLE, id + ": the journal is closed", null);
+      throw new StoreException(Status.NOT_LEADER, id + ": the journal is closed", null);
     }
     long index = lastIndex + 1;
     JournalRecord record =
@@ -187,9 +188,10 @@ public final class LedgerJournal implements Journal {
             ledger.getId(),
             index,
             err.toString());
+        // NOT_LEADER: the client retries at the leader with the same call id.
         failLocked(
             new StoreException(
-                Status.UNAVAILABLE,
+                Status.NOT_LEADER,
                 id
                     + ": the journal ledger refused record "
                     + index
@@ -208,6 +210,13 @@ public final class LedgerJournal implements Journal {
       return;
     }
     failure = cause;
+    LOG.info(
+        "{}: journal ledger {} ends: records {}..{} acknowledged, {} not",
+        id,
+        ledger.getId(),
+        firstIndex,
+        firstIndex + ledger.getLastAddConfirmed(),
+        inFlight.size());
     InFlight f;
     while ((f = inFlight.pollFirst()) != null) {
       f.future().completeExceptionally(cause);
@@ -273,7 +282,7 @@ public final class LedgerJournal implements Journal {
     }
     lock.lock();
     try {
-      failLocked(new StoreException(Status.UNAVAILABLE, id + ": the journal was closed", null));
+      failLocked(new StoreException(Status.NOT_LEADER, id + ": the journal was closed", null));
     } finally {
       lock.unlock();
     }

@@ -123,13 +123,24 @@ public final class LedgerTailer {
               + all.get(0).firstIndex()
               + "; rebuild it from a peer's copy");
     }
-    for (int i = Math.max(0, list.ledgerOf(next)); i < all.size() && !stopping; i++) {
+    // A takeover (recoverLast) runs after stop(): it must read to the end whatever the flag says.
+    java.util.function.BooleanSupplier halted = () -> !recoverLast && stopping;
+    for (int i = Math.max(0, list.ledgerOf(next)); i < all.size() && !halted.getAsBoolean(); i++) {
       LedgerList.Ledger l = all.get(i);
       boolean last = i == all.size() - 1;
       ReadHandle h = handle(l.id(), last && recoverLast, last);
       long lac =
           last && !recoverLast ? await(h.readLastAddConfirmedAsync()) : h.getLastAddConfirmed();
       next = local.lastIndex() + 1;
+      if (last && recoverLast) {
+        LOG.info(
+            "{}: recovered journal ledger {}: records {}..{} (this replica has up to {})",
+            id,
+            l.id(),
+            l.firstIndex(),
+            l.firstIndex() + lac,
+            next - 1);
+      }
       long entry = next - l.firstIndex();
       if (entry < 0) {
         throw new IOException(
@@ -140,12 +151,23 @@ public final class LedgerTailer {
                 + l.id()
                 + "'s first record");
       }
-      while (entry <= lac && !stopping) {
+      while (entry <= lac && !halted.getAsBoolean()) {
         long to = Math.min(lac, entry + PAGE - 1);
         for (JournalRecord r : ledgers.read(h, entry, to)) {
           local.replay(r);
         }
         entry = to + 1;
+      }
+      if (last && recoverLast && local.lastIndex() != l.firstIndex() + lac) {
+        throw new IOException(
+            id
+                + ": journal ledger "
+                + l.id()
+                + " ends at record "
+                + (l.firstIndex() + lac)
+                + " but only "
+                + local.lastIndex()
+                + " were applied");
       }
       if (!last) {
         long end = l.firstIndex() + lac;

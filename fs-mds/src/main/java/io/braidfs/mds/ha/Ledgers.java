@@ -121,6 +121,11 @@ public final class Ledgers implements Service {
       for (int e = ensemble; e >= fewest; e--) {
         try {
           WriteHandle h = create(tags, e);
+          LOG.info(
+              "{}: created journal ledger {} on bookies {}",
+              id,
+              h.getId(),
+              h.getLedgerMetadata().getAllEnsembles().values());
           if (e < ensemble) {
             LOG.warn(
                 "{}: only {} bookies available; journal ledger {} is written to {} instead of {}",

@@ -149,6 +149,15 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
   /** A server answering every MDS method NOT_LEADER, with the leader's address when known. */
   private RpcServer standbyServer(InetSocketAddress bind) {
     RpcServer.Builder b = RpcServer.builder(id).bind(bind).options(RpcOptions.from(config));
+    // A standby names the cluster its store follows (none before it applied the format record).
+    b.clusterId(
+        () -> {
+          try {
+            return Namespace.storedClusterId(store);
+          } catch (IOException e) {
+            return "";
+          }
+        });
     for (RpcMethod<?, ?> m : RpcMethod.all()) {
       int mid = m.id();
       if ((mid >= 100 && mid < 300) || (mid >= 400 && mid < 450)) {

@@ -203,10 +203,25 @@ final class MutationRunner {
                 answer.run();
               } else {
                 call.fail(
-                    Status.UNAVAILABLE,
+                    journalFailure(err),
                     "the journal failed before what this answer rests on was durable: " + err);
               }
             });
+  }
+
+  /**
+   * The status a call whose record the journal refused is answered with: NOT_LEADER when this MDS
+   * lost its leadership (an HA journal fenced by a successor), so the client retries at the leader
+   * with the same call id and the retry cache settles the unknown outcome; UNAVAILABLE otherwise.
+   */
+  static Status journalFailure(Throwable err) {
+    Throwable t =
+        err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+            ? err.getCause()
+            : err;
+    return t instanceof io.braidfs.mds.store.StoreException se && se.status() == Status.NOT_LEADER
+        ? Status.NOT_LEADER
+        : Status.UNAVAILABLE;
   }
 
   /** The call's retry-cache entry if it holds a successful answer of the same method, else null. */
@@ -246,7 +261,7 @@ final class MutationRunner {
       Finish<R> finish,
       Throwable err) {
     if (err != null) {
-      call.fail(Status.UNAVAILABLE, "the journal could not make the change durable: " + err);
+      call.fail(journalFailure(err), "the journal could not make the change durable: " + err);
       return;
     }
     byte[] finished;

@@ -132,7 +132,7 @@ class LedgerJournalContractTest extends JournalContract {
       assertThatThrownBy(() -> after.get(30, TimeUnit.SECONDS))
           .cause()
           .isInstanceOfSatisfying(
-              StoreException.class, e -> assertThat(e.status()).isEqualTo(Status.UNAVAILABLE));
+              StoreException.class, e -> assertThat(e.status()).isEqualTo(Status.NOT_LEADER));
       assertThat(failures).hasSize(1);
       // Never applied locally: the store is a prefix of the journal.
       assertThat(o.store().get(ColumnFamily.INODES, Keys.inode(99))).isNull();

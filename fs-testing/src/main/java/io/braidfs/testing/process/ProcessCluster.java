@@ -67,7 +67,7 @@ public final class ProcessCluster implements AutoCloseable {
   static final Pattern REGISTERED =
       Pattern.compile("registered with the MDS at \\S+ as data server (\\d+) ");
   static final Pattern IN_SERVICE = Pattern.compile(": in service: ");
-  static final Pattern ZK_SERVING = Pattern.compile("braid zk: serving (\\S+):(\\d+) ");
+  static final Pattern ZK_SERVING = Pattern.compile("braid zk: serving (\\S+):(\\d+) \\(.*\\)");
   static final Pattern LEADING = Pattern.compile(": leading with epoch (\\d+) ");
 
   private final Builder config;
