@@ -41,8 +41,8 @@ import picocli.CommandLine.Spec;
     exitCodeList = {
       "0:stopped on request",
       "1:could not start (port in use, store locked by another MDS, ZooKeeper unreachable,"
-          + " ...), or stopped on its own: its store failed, or, as an HA replica, it lost"
-          + " leadership (start it again to rejoin as a standby)",
+          + " ...), or stopped on its own (its store failed; an HA replica that loses"
+          + " leadership rejoins as a standby instead)",
       "2:bad command line or configuration"
     })
 final class MdsCommand implements Callable<Integer> {
@@ -96,7 +96,7 @@ final class MdsCommand implements Callable<Integer> {
                 + store
                 + ")",
         parent().stopSignal(),
-        // An HA replica that lost leadership stops; started again, it rejoins as a standby.
+        // The store failed, or an HA replica could not rejoin as a standby.
         mds -> mds.whenStopped().thenApply(reason -> null));
   }
 

@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,17 +27,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * and resumes it, cuts its link, or restarts a standby.
  *
  * <p>Checks: a new leader with a higher epoch after every fault on the leader; a leader that was
- * paused or cut off stops by itself once it can see again; every acknowledged change is in the
- * final namespace with its data, and no refused one; no inode id twice; and, with every replica
- * stopped and brought to the same journal index, the replicas' stores are identical. A paused old
- * leader acknowledging anything after its successor started would show as an acknowledged change
- * missing (its ledger is fenced, so nothing it wrote after that survives).
+ * paused or cut off rejoins as a standby by itself once it can see again; every acknowledged change
+ * is in the final namespace with its data, and no refused one; no inode id twice; and, with every
+ * replica stopped and brought to the same journal index, the replicas' stores are identical. A
+ * paused old leader acknowledging anything after its successor started would show as an
+ * acknowledged change missing (its ledger is fenced, so nothing it wrote after that survives).
  *
  * <p>{@code -Dbraid.ha.rounds=N} (default 20) sets the rounds; the benchmark driver runs longer.
  */
 class HaNemesisIT {
   private static final int ROUNDS = Integer.getInteger("braid.ha.rounds", 20);
   private static final Duration FAILOVER = Duration.ofSeconds(30);
+  private static final Pattern STANDBY = Pattern.compile(": standby on ");
 
   @RegisterExtension
   static final ProcessClusterExtension CLUSTER =

@@ -26,6 +26,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.bookkeeper.client.api.WriteHandle;
@@ -43,9 +44,9 @@ import org.slf4j.LoggerFactory;
  * journal's last ledger, which fences the old leader's appends, and apply its tail; create this
  * term's ledger and publish it in a ZooKeeper transaction that also checks this replica still holds
  * the latch; then serve on the same address. Losing leadership (the latch, a SUSPENDED or LOST
- * ZooKeeper connection, a refused ledger append) stops the MDS: its in-memory state (leases,
- * caches, the view of records not acknowledged) belongs to a term that is over, so it starts again
- * as a standby rather than unwinding it.
+ * ZooKeeper connection, a refused ledger append) makes the MDS start its services again as a
+ * standby ({@link MdsServer#stepDown}): its in-memory state (leases, caches, the view of records
+ * not acknowledged) belongs to a term that is over, so it is dropped rather than unwound.
  *
  * <p>Thread-safety: election callbacks and takeovers run on {@code braid-<id>-ha}.
  */
@@ -65,7 +66,12 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
   private @Nullable RpcServer standby;
   private volatile boolean leading;
 
-  HaReplica(MdsServer mds, BraidConfig config, Clock clock, CachedMetadataStore store) {
+  /** Which start of the MDS's services this is: its step-downs name it. */
+  private final int generation;
+
+  HaReplica(
+      MdsServer mds, BraidConfig config, Clock clock, CachedMetadataStore store, int generation) {
+    this.generation = generation;
     this.mds = mds;
     // The ledger is the durable copy of every record; the local store need not sync, and a
     // replica that crashes catches up from the ledger.
@@ -196,6 +202,29 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
     return host + ":" + bound.getPort();
   }
 
+  /** The leader's RPC address as the election knows it; empty if none. */
+  String leaderHint() {
+    HaCoordinator c = coordinator;
+    return c == null ? "" : c.leaderHint();
+  }
+
+  /** The RPC addresses of every replica in the election, leader first. */
+  java.util.List<String> replicas() throws IOException {
+    HaCoordinator c = coordinator;
+    if (c == null) {
+      return java.util.List.of();
+    }
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (org.apache.curator.framework.recipes.leader.Participant p : c.participants()) {
+      if (p.isLeader()) {
+        out.add(0, p.getId());
+      } else {
+        out.add(p.getId());
+      }
+    }
+    return out;
+  }
+
   @Override
   public void isLeader() {
     ha.execute(this::takeOver);
@@ -204,14 +233,14 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
   @Override
   public void notLeader() {
     if (leading || mds.role() == MdsServer.Role.TAKING_OVER) {
-      mds.stepDown("lost the leader election");
+      mds.stepDown(generation, "lost the leader election");
     }
   }
 
   private void connectionChanged(ConnectionState state) {
     if ((state == ConnectionState.SUSPENDED || state == ConnectionState.LOST)
         && (leading || mds.role() == MdsServer.Role.TAKING_OVER)) {
-      mds.stepDown("lost its ZooKeeper connection (" + state + ") while leading");
+      mds.stepDown(generation, "lost its ZooKeeper connection (" + state + ") while leading");
     }
   }
 
@@ -233,7 +262,9 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
       WriteHandle h =
           l.create(
               epoch,
-              c.sessionTimeout().multipliedBy(2),
+              // A new cluster waits for its bookies to register; a takeover, which often follows
+              // the death of the old leader and its bookie, settles at once for those up.
+              v.list().ledgers().isEmpty() ? c.sessionTimeout().multipliedBy(2) : Duration.ZERO,
               config.get(MdsHaConfigKeys.CONNECT_TIMEOUT));
       long first = last + 1;
       c.publishLedgers(v.list().plus(new LedgerList.Ledger(h.getId(), first)), v.version());
@@ -247,7 +278,7 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
               h,
               first,
               clock,
-              e -> mds.stepDown("the journal refused a record: " + e.getMessage()));
+              e -> mds.stepDown(generation, "the journal refused a record: " + e.getMessage()));
       RpcServer s = standby;
       InetSocketAddress bound = s == null ? mds.address() : s.boundAddress();
       if (s != null) {
@@ -273,7 +304,7 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
           h.getId(),
           (System.nanoTime() - started) / 1_000_000);
     } catch (IOException | RuntimeException e) {
-      mds.stepDown("could not take over: " + e.getMessage());
+      mds.stepDown(generation, "could not take over: " + e.getMessage());
     }
   }
 

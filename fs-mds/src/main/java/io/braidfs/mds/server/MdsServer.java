@@ -88,6 +88,19 @@ public final class MdsServer implements Service {
   private @Nullable WalJournal local;
   private @Nullable HaReplica ha;
   private volatile Role role = Role.STARTING;
+
+  /** Serializes a rejoin (an HA replica starting again as a standby) with close. */
+  private final Object restartLock = new Object();
+
+  /** Guards the move to REJOINING; never held while anything closes. */
+  private final Object roleLock = new Object();
+
+  /** Which start of the services is current; a step-down from an earlier one is ignored. */
+  private final AtomicInteger generation = new AtomicInteger();
+
+  /** Where a restart listens: the address first bound (its port, if configured as 0). */
+  private @Nullable InetSocketAddress rebind;
+
   private final CompletableFuture<String> stopped = new CompletableFuture<>();
   private @Nullable ExecutorService mutationThread;
   private @Nullable ExecutorService readPool;
@@ -132,8 +145,12 @@ public final class MdsServer implements Service {
             config.get(MdsStoreConfigKeys.CACHE_ENTRIES));
     store = s;
     s.start();
+    InetSocketAddress configured = rebind;
     InetSocketAddress bind =
-        HostPort.parseSetting(MdsConfigKeys.ADDRESS.name(), config.get(MdsConfigKeys.ADDRESS));
+        configured != null
+            ? configured
+            : HostPort.parseSetting(
+                MdsConfigKeys.ADDRESS.name(), config.get(MdsConfigKeys.ADDRESS));
     if (config.get(MdsHaConfigKeys.ZK).isEmpty()) {
       WalJournal j = new WalJournal(id, s, config, clock);
       local = j;
@@ -142,8 +159,10 @@ public final class MdsServer implements Service {
       serve(s, j, 1, bind);
       role = Role.LEADER;
     } else {
-      ha = new HaReplica(this, config, clock, s);
-      ha.start(bind);
+      HaReplica h = new HaReplica(this, config, clock, s, generation.incrementAndGet());
+      ha = h;
+      h.start(bind);
+      rebind = address();
     }
   }
 
@@ -328,6 +347,8 @@ public final class MdsServer implements Service {
     TAKING_OVER,
     /** Serving the namespace (a lone MDS always). */
     LEADER,
+    /** An HA replica that lost leadership, starting again as a standby. */
+    REJOINING,
     /** Stopped, or stopping. */
     STOPPED
   }
@@ -358,9 +379,8 @@ public final class MdsServer implements Service {
   }
 
   /**
-   * Completed with the reason once this MDS stopped: closed, its store failed, or (HA) it lost
-   * leadership, which it cannot serve on from: its process should exit and be started again, to
-   * rejoin as a standby.
+   * Completed once this MDS stopped: closed, its store failed, or (HA) it could not start again as
+   * a standby after losing leadership.
    */
   public CompletableFuture<String> whenStopped() {
     return stopped;
@@ -381,19 +401,75 @@ public final class MdsServer implements Service {
     journal = j;
   }
 
-  /** Stops serving at once and closes, on a thread of its own; {@link #whenStopped} says why. */
-  void stepDown(String reason) {
-    if (role == Role.STOPPED) {
-      return;
+  /**
+   * Stops leading: on a thread of its own, closes every service and starts them again as a standby
+   * (HA). Ignored if {@code gen} is not the current start's (a late call from a term over).
+   */
+  void stepDown(int gen, String reason) {
+    // Never waits on a rejoin: the threads a rejoin stops (BookKeeper's, Curator's) call this.
+    synchronized (roleLock) {
+      if (gen != generation.get() || role == Role.STOPPED || role == Role.REJOINING) {
+        return; // a stale call from a term already over, or already handled
+      }
+      role = Role.REJOINING;
     }
-    role = Role.STOPPED;
-    LOG.error("{}: {}; this MDS stops (start it again to rejoin as a standby)", id, reason);
+    LOG.warn("{}: {}; rejoining as a standby", id, reason);
     // No mutation is acknowledged from here on: the journal refuses appends once its ledger is
-    // fenced or lost, and close() stops the RPC server before anything else.
-    stopped.complete(reason);
-    Thread t = new Thread(this::close, "braid-" + id + "-stop");
+    // fenced or lost, and the restart stops the RPC server before anything else. The in-memory
+    // state (leases, caches, records not acknowledged) belongs to a term that is over, so
+    // everything is started again from the store, which holds only acknowledged records.
+    Thread t = new Thread(this::rejoin, "braid-" + id + "-rejoin");
     t.setDaemon(true);
     t.start();
+  }
+
+  private void rejoin() {
+    synchronized (restartLock) {
+      if (!lifeCycle.isRunning()) {
+        return; // closed meanwhile
+      }
+      closeServices();
+      try {
+        startServices();
+        return;
+      } catch (IOException | RuntimeException e) {
+        LOG.error("{}: could not rejoin as a standby; stopping: {}", id, e.toString());
+      }
+    }
+    close();
+  }
+
+  /**
+   * Hands leadership to another replica (maintenance): this replica leaves the election and rejoins
+   * it as a standby, behind the others.
+   *
+   * @throws IOException with NOT_LEADER if this MDS does not lead, UNSUPPORTED without HA
+   */
+  public void handOver() throws IOException {
+    if (ha == null) {
+      throw StatusExceptions.toIOException(
+          Status.UNSUPPORTED, id + " runs without HA (braid.mds.ha.zk): there is no other replica");
+    }
+    if (role != Role.LEADER) {
+      throw StatusExceptions.toIOException(Status.NOT_LEADER, id + " does not lead");
+    }
+    stepDown(generation.get(), "handing leadership over on request");
+  }
+
+  /** The leader's RPC address as the election knows it; empty if none (or without HA). */
+  public String leaderHint() {
+    HaReplica h = ha;
+    if (h == null) {
+      RpcServer r = rpc;
+      return r == null ? "" : HostPort.of(r.boundAddress()).toString();
+    }
+    return h.leaderHint();
+  }
+
+  /** The RPC addresses of every replica in the election, leader first; empty without HA. */
+  public java.util.List<String> replicas() throws IOException {
+    HaReplica h = ha;
+    return h == null ? java.util.List.of() : h.replicas();
   }
 
   private void stopAfterFailure() {
@@ -478,6 +554,16 @@ public final class MdsServer implements Service {
     if (!lifeCycle.closeTransition()) {
       return;
     }
+    synchronized (restartLock) {
+      closeServices();
+    }
+    role = Role.STOPPED;
+    lifeCycle.closed();
+    stopped.complete("stopped");
+  }
+
+  /** Closes what {@link #startServices} started, in reverse, and forgets it. */
+  private void closeServices() {
     ScheduledExecutorService mon = monitor;
     if (mon != null) {
       mon.shutdownNow();
@@ -512,9 +598,19 @@ public final class MdsServer implements Service {
     if (s != null) {
       s.close();
     }
-    role = Role.STOPPED;
-    lifeCycle.closed();
-    stopped.complete("stopped");
+    monitor = null;
+    scanThread = null;
+    rpc = null;
+    readPool = null;
+    mutationThread = null;
+    replicator = null;
+    journal = null;
+    ha = null;
+    local = null;
+    store = null;
+    namespace = null;
+    retrySweepCursor = null;
+    inGrace = true;
   }
 
   private void shutdown(@Nullable ExecutorService e) {

@@ -178,8 +178,34 @@ class HaFailoverTest {
       MdsServer back = start(old);
       assertThat(back.role()).isEqualTo(MdsServer.Role.STANDBY);
       awaitIndex(back, next.journalIndex() - 1);
+      // A hand-over (maintenance): the leader rejoins as a standby in its own process, another
+      // leads with a higher epoch and every change.
+      long epoch = next.epoch();
+      next.handOver();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      MdsServer third;
+      while ((third = leaderOtherThan(next)) == null || third.epoch() <= epoch) {
+        assertThat(System.nanoTime()).as("a new leader after the hand-over").isLessThan(deadline);
+        Thread.sleep(20);
+      }
+      assertThat(list(c, third.address(), "/d")).hasSize(n);
+      assertThat(list(c, third.address(), "/")).contains("after", "once");
+      while (next.role() != MdsServer.Role.STANDBY) {
+        assertThat(System.nanoTime()).as("the old leader back as a standby").isLessThan(deadline);
+        Thread.sleep(20);
+      }
+      assertThat(next.whenStopped()).isNotDone();
       System.out.println("failover after a clean stop took " + tookMs + " ms");
     }
+  }
+
+  private MdsServer leaderOtherThan(MdsServer not) {
+    for (MdsServer m : replicas) {
+      if (m != null && m != not && m.role() == MdsServer.Role.LEADER) {
+        return m;
+      }
+    }
+    return null;
   }
 
   private int indexOf(MdsServer m) {
