@@ -114,6 +114,7 @@ public final class ChunkPlacement {
     }
     List<DataServer> servers = withRoom(live, Set.of(), chunkSize);
     if (servers.size() < replication) {
+      awaitingFirstHeartbeat(op, live, Set.of());
       throw noSpace(op, replication, chunkSize, servers.size(), live.size() + " live");
     }
     Draft draft = new Draft(servers, roomOf(servers));
@@ -205,6 +206,7 @@ public final class ChunkPlacement {
     }
     List<DataServer> servers = withRoom(live, excluded, chunkSize);
     if (servers.isEmpty()) {
+      awaitingFirstHeartbeat(op, live, excluded);
       throw noSpace(op, 1, chunkSize, 0, others + " live non-holders");
     }
     long[] room = roomOf(servers);
@@ -502,6 +504,23 @@ public final class ChunkPlacement {
       }
     }
     return pool.get(pool.size() - 1); // rounding left a sliver past the last weight
+  }
+
+  /**
+   * Fails with BUSY, which clients retry, if a live server has not reported its room yet: just
+   * after an MDS (re)starts or takes over, servers register before their first heartbeat, and a
+   * write then must wait for it, not be told the cluster is full.
+   */
+  private static void awaitingFirstHeartbeat(
+      String op, List<DataServer> live, Set<Integer> excluded) throws IOException {
+    long silent =
+        live.stream().filter(s -> !excluded.contains(s.id()) && s.usage().isUnreported()).count();
+    if (silent > 0) {
+      throw StatusExceptions.toIOException(
+          Status.BUSY,
+          String.format(
+              "%s: %d data servers registered but have not reported their room yet", op, silent));
+    }
   }
 
   private IOException noSpace(String op, int needed, long chunkSize, int withRoom, String among) {

@@ -243,6 +243,14 @@ public record DataServer(
     }
 
     /**
+     * Whether this is {@link #unreported} usage: a capacity with nothing used and nothing
+     * available, which no heartbeat reports (a full disk still counts its own data as used).
+     */
+    public boolean isUnreported() {
+      return capacityBytes > 0 && usedBytes == 0 && availableBytes == 0;
+    }
+
+    /**
      * The usage of a server that registered but has not heartbeated yet: its capacity, with nothing
      * known to be available, so that placement passes it over until it reports.
      *

@@ -90,8 +90,11 @@ public final class Ledgers implements Service {
     c.setDelayEnsembleChange(true);
     c.setThrottleValue(0);
     c.setZkTimeout((int) sessionTimeout.toMillis());
-    c.setAddEntryTimeout(5);
-    c.setReadEntryTimeout(5);
+    // A paused or cut-off bookie answers nothing: a takeover's recovery waits this long for it
+    // before going on with the others, so keep it near the session timeout, not BookKeeper's 5 s.
+    int timeout = (int) Math.max(1, Math.min(5, sessionTimeout.toSeconds()));
+    c.setAddEntryTimeout(timeout);
+    c.setReadEntryTimeout(timeout);
     try {
       bk = BookKeeper.newBuilder(c).build();
     } catch (Exception e) {

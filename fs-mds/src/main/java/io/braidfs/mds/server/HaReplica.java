@@ -59,7 +59,6 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
   private final String id;
   private final ExecutorService ha;
   private @Nullable HaCoordinator coordinator;
-  private @Nullable EmbeddedBookie bookie;
   private @Nullable Ledgers ledgers;
   private @Nullable LedgerTailer tailer;
   private @Nullable WalJournal local;
@@ -120,7 +119,7 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
               + theirs
               + "; point it at its own cluster's root or give it an empty store");
     }
-    if (config.get(MdsHaConfigKeys.EMBEDDED_BOOKIE)) {
+    if (config.get(MdsHaConfigKeys.EMBEDDED_BOOKIE) && !mds.hasBookie()) {
       String dir = config.get(MdsHaConfigKeys.BOOKIE_DIR);
       EmbeddedBookie b =
           new EmbeddedBookie(
@@ -131,7 +130,8 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
                   config.get(MdsHaConfigKeys.BOOKIE_ADDRESS)),
               dir.isEmpty() ? StoreOptions.from(config).dir().resolve("bookie") : Path.of(dir),
               c.sessionTimeout());
-      bookie = b;
+      // Owned by the MDS: the bookie keeps serving while this replica rejoins as a standby.
+      mds.bookie(b);
       b.start();
     }
     Ledgers l =
@@ -308,7 +308,7 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
     }
   }
 
-  /** The election, the bookie and the BookKeeper client; the MDS closes the rest. */
+  /** The election and the BookKeeper client; the MDS closes the rest (the bookie last). */
   @Override
   public void close() {
     ha.shutdownNow();
@@ -327,10 +327,6 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
     Ledgers l = ledgers;
     if (l != null) {
       l.close();
-    }
-    EmbeddedBookie b = bookie;
-    if (b != null) {
-      b.close();
     }
   }
 }

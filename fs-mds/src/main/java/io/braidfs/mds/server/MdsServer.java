@@ -87,6 +87,7 @@ public final class MdsServer implements Service {
   private volatile @Nullable Journal journal;
   private @Nullable WalJournal local;
   private @Nullable HaReplica ha;
+  private volatile io.braidfs.mds.ha.@Nullable EmbeddedBookie bookie;
   private volatile Role role = Role.STARTING;
 
   /** Serializes a rejoin (an HA replica starting again as a standby) with close. */
@@ -396,6 +397,16 @@ public final class MdsServer implements Service {
     local = j;
   }
 
+  /** Whether this MDS runs its embedded bookie already (it outlives a rejoin). */
+  boolean hasBookie() {
+    return bookie != null;
+  }
+
+  /** The embedded bookie, kept until close. */
+  void bookie(io.braidfs.mds.ha.EmbeddedBookie b) {
+    bookie = b;
+  }
+
   /** The journal this MDS serves with. */
   void journal(Journal j) {
     journal = j;
@@ -556,6 +567,10 @@ public final class MdsServer implements Service {
     }
     synchronized (restartLock) {
       closeServices();
+    }
+    io.braidfs.mds.ha.EmbeddedBookie b = bookie;
+    if (b != null) {
+      b.close();
     }
     role = Role.STOPPED;
     lifeCycle.closed();

@@ -215,12 +215,37 @@ public final class HostProcess implements AutoCloseable {
    */
   public int awaitExit(Duration timeout) throws InterruptedException {
     if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-      String d = diagnostics();
+      String d = diagnostics() + threadDump();
       kill();
       throw new AssertionError(name + " did not end within " + timeout + "; killed; " + d);
     }
     reader.join(5000);
     return process.exitValue();
+  }
+
+  /**
+   * Where a hung Java process's threads are (jstack, into a file beside its log), for failure
+   * messages; empty if that cannot be had.
+   */
+  private String threadDump() {
+    Path jstack = Path.of(System.getProperty("java.home"), "bin", "jstack");
+    Path out = log.resolveSibling(log.getFileName() + ".jstack.txt");
+    try {
+      Process p =
+          new ProcessBuilder(jstack.toString(), Long.toString(pid()))
+              .redirectErrorStream(true)
+              .redirectOutput(out.toFile())
+              .start();
+      if (!p.waitFor(20, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+      return "\nthreads: " + out;
+    } catch (IOException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
+    }
   }
 
   /** Stdout and the end of the log, for failure messages. */
