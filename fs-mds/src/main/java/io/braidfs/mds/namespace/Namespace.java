@@ -630,7 +630,7 @@ public final class Namespace {
     return loc.build();
   }
 
-  ChunkLocation location(long inode, long index, ChunkRecord c) {
+  ChunkLocation location(long inode, long index, ChunkRecord c) throws IOException {
     return locationFor(inode, index, c, null);
   }
 
@@ -641,7 +641,7 @@ public final class Namespace {
    * its file when it is on their host (short-circuit reads).
    */
   private ChunkLocation locationFor(
-      long inode, long index, ChunkRecord c, @Nullable String readerHost) {
+      long inode, long index, ChunkRecord c, @Nullable String readerHost) throws IOException {
     ChunkLocation.Builder l =
         ChunkLocation.newBuilder()
             .setId(ChunkId.newBuilder().setInodeId(inode).setChunkIndex((int) index))
@@ -682,6 +682,19 @@ public final class Namespace {
         l.addReplicas(replicaLocations.of(s));
       }
       return l.build();
+    }
+    if (registry.mayStillRegister()
+        && c.getReplicaServerIdsList().stream().anyMatch(id -> registry.server(id) == null)) {
+      // Just after this MDS started or took over: the holders have not registered yet (they do
+      // at their next heartbeat). Readers retry BUSY; an address-less location would fail them.
+      throw Resolver.fail(
+          Status.BUSY,
+          id
+              + ": the data servers holding chunk "
+              + index
+              + " of inode "
+              + inode
+              + " have not registered with this MDS yet");
     }
     List<DataServer> known = new ArrayList<>(c.getReplicaServerIdsCount());
     List<ReplicaLocation> unknown = new ArrayList<>(0);
