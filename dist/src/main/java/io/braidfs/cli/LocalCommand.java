@@ -92,7 +92,9 @@ final class LocalCommand implements Callable<Integer> {
   @Option(
       names = "--data",
       paramLabel = "DIR",
-      description = "Where the cluster keeps its data (default: ~/.braid/local).")
+      description =
+          "Where the cluster keeps its data (default: ~/.braid/local, with --ha"
+              + " ~/.braid/local-ha).")
   @Nullable Path data;
 
   @Option(
@@ -176,7 +178,11 @@ final class LocalCommand implements Callable<Integer> {
 
   /** The data directory, absolute. */
   Path dataDir() {
-    Path d = data != null ? data : Path.of(System.getProperty("user.home"), ".braid", "local");
+    // Apart by default: a directory holds a cluster of one kind (LocalCluster refuses the other).
+    Path d =
+        data != null
+            ? data
+            : Path.of(System.getProperty("user.home"), ".braid", ha ? "local-ha" : "local");
     return d.toAbsolutePath().normalize();
   }
 

@@ -148,6 +148,8 @@ class LocalHaTest {
       again.stop.request();
       assertThat(again.awaitExit()).isEqualTo(Braid.EXIT_OK);
     }
+    // Closed: no replica, rejoin, watch or ZooKeeper thread of Braid's is left.
+    Await.noBraidThreads(Duration.ofSeconds(10));
 
     // Without --ha, the directory is refused before anything starts.
     BraidCommandTest.Run plain =
