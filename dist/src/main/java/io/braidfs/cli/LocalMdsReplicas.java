@@ -20,6 +20,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -186,7 +187,7 @@ final class LocalMdsReplicas implements Service {
                 + " start.\n A bookie's address is its identity: keep these while its data is"
                 + " kept.");
       }
-      Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
       return ports;
     }
     Properties p = new Properties();
