@@ -5,15 +5,21 @@ import io.braidfs.common.rpc.HostPort;
 import io.braidfs.mds.access.MdsSecurityConfigKeys;
 import io.braidfs.mds.namespace.NamespaceConfigKeys;
 import io.braidfs.mds.server.MdsConfigKeys;
+import io.braidfs.mds.server.MdsServer;
 import io.braidfs.mds.store.MdsStoreConfigKeys;
 import java.io.File;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -26,11 +32,15 @@ import picocli.CommandLine.Spec;
 /**
  * {@code braid local}: a whole cluster, one MDS and N data servers, in this process, on loopback,
  * with its data kept under one directory across restarts ({@link LocalCluster}). It runs in the
- * foreground until SIGTERM or Ctrl-C, which close the data servers, then the MDS, and exit 0.
+ * foreground until SIGTERM or Ctrl-C, which close the data servers, then the MDS, and exit 0. With
+ * {@code --ha} it runs three MDS replicas and the ZooKeeper that elects their leader instead of the
+ * one MDS ({@link LocalMdsReplicas}), so that failover can be seen on one machine.
  *
  * <p>Once every data server has registered it prints, on stdout, the cluster's {@code braid://}
  * URI, how to reach it with {@code braid fs}, Hadoop and Spark, and last a line starting with
- * {@value #READY}, which scripts and tests wait for. Logs go to stderr.
+ * {@value #READY}, which scripts and tests wait for. With {@code --ha} it also names each replica
+ * and its role, ZooKeeper, and how to ask for a failover, and after the ready line it prints a line
+ * for each change of leader ({@link LeaderWatch}). Logs go to stderr.
  *
  * <p>Defaults that suit one machine, each overridable with {@code -D} or {@code --conf}: the user
  * who starts it is the superuser (so {@code braid fs} run by the same user may do anything), and
@@ -45,6 +55,9 @@ import picocli.CommandLine.Spec;
     description = {
       "Runs a whole cluster in this process: an MDS and N data servers on 127.0.0.1, with their"
           + " data kept under one directory (DIR/mds, DIR/ds1..dsN) across restarts.",
+      "With --ha: three MDS replicas (DIR/mds-1..3) whose leader an embedded ZooKeeper (DIR/zk)"
+          + " elects; it prints each change of leader, and touch DIR/failover makes the leader"
+          + " hand over.",
       "Prints the braid:// URI and how to reach it, then '" + LocalCommand.READY + " ...'.",
       "Runs until Ctrl-C or SIGTERM. -D and --conf apply to every server; addresses and"
           + " directories are set by the options below."
@@ -52,7 +65,8 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:stopped on request",
-      "1:could not start (port in use, data directory used by another braid local, ...)",
+      "1:could not start (port in use, data directory used by another braid local or holding a"
+          + " cluster with HA when started without --ha, or the other way round, ...)",
       "2:bad command line or configuration"
     })
 final class LocalCommand implements Callable<Integer> {
@@ -78,15 +92,26 @@ final class LocalCommand implements Callable<Integer> {
   @Option(
       names = "--data",
       paramLabel = "DIR",
-      description = "Where the cluster keeps its data (default: ~/.braid/local).")
+      description =
+          "Where the cluster keeps its data (default: ~/.braid/local, with --ha"
+              + " ~/.braid/local-ha).")
   @Nullable Path data;
 
   @Option(
       names = "--mds-port",
       paramLabel = "PORT",
       defaultValue = "7400",
-      description = "The MDS's port on 127.0.0.1 (default: ${DEFAULT-VALUE}); 0 picks a free one.")
+      description =
+          "The MDS's port on 127.0.0.1 (default: ${DEFAULT-VALUE}); with --ha the first"
+              + " replica's, the others take the next two; 0 picks free ones.")
   int mdsPort = 7400;
+
+  @Option(
+      names = "--ha",
+      description =
+          "Run three MDS replicas, their leader elected by a ZooKeeper in this process, instead"
+              + " of one MDS.")
+  boolean ha;
 
   @Option(
       names = "--mount",
@@ -101,8 +126,21 @@ final class LocalCommand implements Callable<Integer> {
     CommandSpec s = spec();
     Path dir = dataDir();
     BraidConfig cfg = configuration(dir);
+    String mdsPorts =
+        ha && mdsPort != 0 ? mdsPort + "-" + (mdsPort + 2) : Integer.toString(mdsPort);
     String where =
-        "mds 127.0.0.1:" + mdsPort + ", " + dataServers + " data servers, data " + dir.toString();
+        (ha ? "3 mds replicas 127.0.0.1:" : "mds 127.0.0.1:")
+            + mdsPorts
+            + ", "
+            + dataServers
+            + " data servers, data "
+            + dir.toString();
+    PrintWriter out = s.commandLine().getOut();
+    Consumer<String> events =
+        line -> {
+          out.println(line);
+          out.flush();
+        };
     if (mount != null) {
       // Unlike braid mount (and mount(8)), the one-command local setup makes its mount point.
       if (!Files.exists(mount)) {
@@ -125,7 +163,7 @@ final class LocalCommand implements Callable<Integer> {
           s.commandLine(),
           s.qualifiedName(),
           where,
-          new LocalCluster(cfg, dir, dataServers),
+          new LocalCluster(cfg, dir, dataServers, ha, events),
           mount,
           parent().stopSignal());
     }
@@ -133,14 +171,18 @@ final class LocalCommand implements Callable<Integer> {
         s.commandLine(),
         s.qualifiedName(),
         where,
-        new LocalCluster(cfg, dir, dataServers),
+        new LocalCluster(cfg, dir, dataServers, ha, events),
         LocalCommand::readyText,
         parent().stopSignal());
   }
 
   /** The data directory, absolute. */
   Path dataDir() {
-    Path d = data != null ? data : Path.of(System.getProperty("user.home"), ".braid", "local");
+    // Apart by default: a directory holds a cluster of one kind (LocalCluster refuses the other).
+    Path d =
+        data != null
+            ? data
+            : Path.of(System.getProperty("user.home"), ".braid", ha ? "local-ha" : "local");
     return d.toAbsolutePath().normalize();
   }
 
@@ -157,9 +199,15 @@ final class LocalCommand implements Callable<Integer> {
           s.commandLine(),
           "--data-servers: " + dataServers + " is not from 1 to " + MAX_DATA_SERVERS);
     }
-    if (mdsPort < 0 || mdsPort > 65535) {
+    int maxPort = ha ? 65536 - LocalMdsReplicas.REPLICAS : 65535;
+    if (mdsPort < 0 || mdsPort > maxPort) {
       throw new ParameterException(
-          s.commandLine(), "--mds-port: " + mdsPort + " is not from 0 to 65535");
+          s.commandLine(),
+          "--mds-port: "
+              + mdsPort
+              + " is not from 0 to "
+              + maxPort
+              + (ha ? " (with --ha the replicas take it and the next two)" : ""));
     }
     Map<String, String> defaults = new LinkedHashMap<>();
     defaults.put(MdsSecurityConfigKeys.SUPERUSER.name(), System.getProperty("user.name", "root"));
@@ -175,40 +223,71 @@ final class LocalCommand implements Callable<Integer> {
 
   /** What braid local prints once it serves: the URI, how to reach it, then the ready line. */
   static String readyText(LocalCluster c) {
-    HostPort mds = c.mdsAddress();
-    String authority = mds.toString();
+    List<String> addresses = new ArrayList<>();
+    for (HostPort a : c.mdsAddresses()) {
+      addresses.add(a.toString());
+    }
+    String authority = String.join(",", addresses);
     String command = System.getProperty("braid.command", "braid");
     String hadoopJar = hadoopJar();
     String nl = System.lineSeparator();
-    return "braid local: an MDS and "
-        + c.dataServerCount()
-        + " data servers, data in "
-        + c.dir()
-        + nl
-        + "  URI:    braid://"
-        + authority
-        + "/"
-        + nl
-        + "  Files:  "
-        + command
-        + " fs --mds "
-        + authority
-        + " ls /"
-        + nl
-        + "  Hadoop: HADOOP_CLASSPATH="
-        + hadoopJar
-        + " hadoop fs -Dfs.defaultFS=braid://"
-        + authority
-        + "/ -ls /"
-        + nl
-        + "  Spark:  spark-submit --jars "
-        + hadoopJar
-        + " --conf spark.hadoop.fs.defaultFS=braid://"
-        + authority
-        + "/ ..."
-        + nl
-        + READY
-        + " (Ctrl-C or SIGTERM stops it)";
+    LocalMdsReplicas replicas = c.replicas();
+    StringBuilder b = new StringBuilder("braid local: ");
+    b.append(replicas == null ? "an MDS" : LocalMdsReplicas.REPLICAS + " MDS replicas")
+        .append(" and ")
+        .append(c.dataServerCount())
+        .append(" data servers, data in ")
+        .append(c.dir())
+        .append(nl);
+    if (replicas != null) {
+      appendReplicas(b, replicas, nl);
+    }
+    b.append("  URI:    braid://").append(authority).append('/').append(nl);
+    b.append("  Files:  ").append(command).append(" fs --mds ").append(authority).append(" ls /");
+    b.append(nl);
+    b.append("  Hadoop: HADOOP_CLASSPATH=")
+        .append(hadoopJar)
+        .append(" hadoop fs -Dfs.defaultFS=braid://")
+        .append(authority)
+        .append("/ -ls /")
+        .append(nl);
+    b.append("  Spark:  spark-submit --jars ")
+        .append(hadoopJar)
+        .append(" --conf spark.hadoop.fs.defaultFS=braid://")
+        .append(authority)
+        .append("/ ...")
+        .append(nl);
+    LeaderWatch watch = c.watch();
+    if (watch != null) {
+      b.append("  Failover: touch ")
+          .append(watch.trigger())
+          .append(" (the leader hands over; each change of leader is printed below)")
+          .append(nl);
+    }
+    return b.append(READY).append(" (Ctrl-C or SIGTERM stops it)").toString();
+  }
+
+  /** One line per replica (its name, address and role), then ZooKeeper's. */
+  private static void appendReplicas(StringBuilder b, LocalMdsReplicas replicas, String nl) {
+    for (LocalMdsReplicas.Replica r : replicas.replicas()) {
+      b.append("  MDS:    ")
+          .append(r.id())
+          .append(' ')
+          .append(r.address())
+          .append(' ')
+          .append(role(r.server()))
+          .append(nl);
+    }
+    b.append("  ZK:     ").append(replicas.zooKeeper()).append(" (elects the leader)").append(nl);
+  }
+
+  /** A replica's role as the ready text shows it: {@code leader (epoch 3)}, {@code standby}. */
+  private static String role(MdsServer m) {
+    MdsServer.Role role = m.role();
+    if (role == MdsServer.Role.LEADER) {
+      return "leader (epoch " + m.epoch() + ")";
+    }
+    return role.name().toLowerCase(Locale.ROOT).replace('_', ' ');
   }
 
   /**

@@ -2,12 +2,15 @@ package io.braidfs.cli;
 
 import io.braidfs.client.ClientConfigKeys;
 import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.rpc.HostPort;
 import io.braidfs.fuse.BraidMount;
 import io.braidfs.fuse.MountException;
 import io.braidfs.fuse.MountOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +51,13 @@ final class LocalMount {
         err.flush();
         return Braid.EXIT_FAILURE;
       }
-      String mds = cluster.mdsAddress().toString();
+      // fusermount, started by the mount, must not keep the servers' sockets (see CloseOnExec).
+      CloseOnExec.markAll();
+      List<String> addresses = new ArrayList<>();
+      for (HostPort a : cluster.mdsAddresses()) {
+        addresses.add(a.toString());
+      }
+      String mds = String.join(",", addresses);
       BraidConfig client = BraidConfig.fromMap(Map.of(ClientConfigKeys.MDS.name(), mds));
       // The ready line comes once the mount serves: scripts waiting for it may use the mount.
       return MountCommand.serve(
