@@ -32,6 +32,8 @@ import io.braidfs.proto.DeleteChunksRequest;
 import io.braidfs.proto.DeleteChunksResponse;
 import io.braidfs.proto.DeleteRequest;
 import io.braidfs.proto.DeleteResponse;
+import io.braidfs.proto.FailoverRequest;
+import io.braidfs.proto.FailoverResponse;
 import io.braidfs.proto.FinalizeChunkRequest;
 import io.braidfs.proto.FinalizeChunkResponse;
 import io.braidfs.proto.FsckRequest;
@@ -48,6 +50,8 @@ import io.braidfs.proto.GetServerDefaultsRequest;
 import io.braidfs.proto.GetServerDefaultsResponse;
 import io.braidfs.proto.GetXattrRequest;
 import io.braidfs.proto.GetXattrResponse;
+import io.braidfs.proto.HaStatusRequest;
+import io.braidfs.proto.HaStatusResponse;
 import io.braidfs.proto.HeartbeatRequest;
 import io.braidfs.proto.HeartbeatResponse;
 import io.braidfs.proto.HelloRequest;
@@ -134,7 +138,7 @@ import org.jspecify.annotations.Nullable;
  * {@code (braid.method_id)} option there. Each constant below binds a proto method to its Java
  * types, and {@code RpcMethodTest} checks that every proto method has exactly one constant.
  *
- * <p>Why it is long: every method of the wire protocol (52, in four services) is bound here to its
+ * <p>Why it is long: every method of the wire protocol (58, in five services) is bound here to its
  * Java request and response types, one constant of six formatted lines and two imports each, so the
  * registry is complete in the one place {@code RpcMethodTest} checks against the protos; the
  * class's own code is under 100 lines.
@@ -449,6 +453,18 @@ public final class RpcMethod<Q extends Message, R extends Message> {
           "SetServerState",
           SetServerStateRequest.getDefaultInstance(),
           SetServerStateResponse.getDefaultInstance());
+  public static final RpcMethod<HaStatusRequest, HaStatusResponse> HA_STATUS =
+      define(
+          ADMIN_SERVICE,
+          "HaStatus",
+          HaStatusRequest.getDefaultInstance(),
+          HaStatusResponse.getDefaultInstance());
+  public static final RpcMethod<FailoverRequest, FailoverResponse> FAILOVER =
+      define(
+          ADMIN_SERVICE,
+          "Failover",
+          FailoverRequest.getDefaultInstance(),
+          FailoverResponse.getDefaultInstance());
 
   // ---- DataService (300-399): chunk I/O and MDS commands, served by data servers ----------------
   public static final RpcMethod<WriteChunkRequest, WriteChunkResponse> WRITE_CHUNK =
