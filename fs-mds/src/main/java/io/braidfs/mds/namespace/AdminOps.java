@@ -309,7 +309,11 @@ public final class AdminOps {
     return null;
   }
 
-  private void checkSuperuser(Caller caller, String what) throws IOException {
+  /**
+   * Refuses anyone but the superuser (or a member of the supergroup) with PERMISSION_DENIED naming
+   * {@code what}; for admin calls served outside this class (failover).
+   */
+  public void checkSuperuser(Caller caller, String what) throws IOException {
     if (!ns.permissions.isSuperuser(caller) && !caller.user().equals(ns.superuser)) {
       throw Resolver.fail(
           Status.PERMISSION_DENIED, what + ": only the superuser may, not " + caller.user());

@@ -14,7 +14,8 @@ import java.util.concurrent.Executor;
 
 /**
  * Binds every AdminService method: fsck and the report on the read pool, server states on the
- * mutation thread (they are journaled), each answered once durable.
+ * mutation thread (they are journaled), each answered once durable; HaStatus and Failover ({@link
+ * HaAdmin}) on the read pool, Failover for the superuser only.
  *
  * <p>Thread-safety: immutable once registered.
  */
@@ -23,12 +24,14 @@ final class AdminHandlers {
   private final Replicator replicator;
   private final Journal journal;
   private final Namespace ns;
+  private final HaAdmin ha;
 
-  AdminHandlers(AdminOps admin, Replicator replicator, Journal journal, Namespace ns) {
+  AdminHandlers(AdminOps admin, Replicator replicator, Journal journal, Namespace ns, HaAdmin ha) {
     this.admin = admin;
     this.replicator = replicator;
     this.journal = journal;
     this.ns = ns;
+    this.ha = ha;
   }
 
   void register(RpcServer.Builder b, Executor readPool, Executor mutationThread) {
@@ -78,5 +81,13 @@ final class AdminHandlers {
                           .build()));
         },
         mutationThread);
+    ha.registerStatus(b, readPool); // the leader hint may ask ZooKeeper
+    b.handle(
+        RpcMethod.FAILOVER,
+        c -> {
+          admin.checkSuperuser(Client.of(c.caller()).caller(), "failover");
+          ha.failover(c);
+        },
+        readPool);
   }
 }

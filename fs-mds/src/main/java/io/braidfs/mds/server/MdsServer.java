@@ -250,7 +250,8 @@ public final class MdsServer implements Service {
             clusterOps.reports())
         .register(b, readPool, mutationThread);
     new ClusterHandlers(ns, clusterOps, j, rep).register(b, readPool, mutationThread);
-    new AdminHandlers(admin, rep, j, ns).register(b, readPool, mutationThread);
+    new AdminHandlers(admin, rep, j, ns, new HaAdmin(this, id, ha != null))
+        .register(b, readPool, mutationThread);
     RpcServer server = b.build();
     rpc = server;
     server.start();
