@@ -152,7 +152,10 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
     LOG.info("{}: standby on {}, following the journal from record {}", id, bound, j.lastIndex());
   }
 
-  /** A server answering every MDS method NOT_LEADER, with the leader's address when known. */
+  /**
+   * A server answering every MDS method NOT_LEADER, with the leader's address when known, but for
+   * HaStatus, which it answers.
+   */
   private RpcServer standbyServer(InetSocketAddress bind) {
     RpcServer.Builder b = RpcServer.builder(id).bind(bind).options(RpcOptions.from(config));
     // A standby names the cluster its store follows (none before it applied the format record).
@@ -164,9 +167,10 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
             return "";
           }
         });
+    new HaAdmin(mds, id, true).registerStatus(b, null); // braid admin ha asks every replica
     for (RpcMethod<?, ?> m : RpcMethod.all()) {
       int mid = m.id();
-      if ((mid >= 100 && mid < 300) || (mid >= 400 && mid < 450)) {
+      if (m != RpcMethod.HA_STATUS && ((mid >= 100 && mid < 300) || (mid >= 400 && mid < 450))) {
         refuse(b, m);
       }
     }
