@@ -4,17 +4,19 @@ import io.braidfs.client.internal.MetadataClient;
 import io.braidfs.common.path.BraidPath;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.proto.ClusterReportRequest;
+import io.braidfs.proto.FailoverRequest;
 import io.braidfs.proto.FsckRequest;
 import io.braidfs.proto.SetServerStateRequest;
 import java.io.IOException;
 
 /**
- * The operators' calls ({@code braid admin}): fsck, the cluster report, and the state of data
- * servers (decommission, maintenance). Obtained from {@link BraidClient#admin()}; its calls go to
- * the leading MDS through the client's connection, with the same failover and BUSY retries as every
- * metadata call. The MDS serves fsck and server states to the superuser only ({@code
- * braid.mds.security.superuser}); others get {@link java.nio.file.AccessDeniedException}
- * (PERMISSION_DENIED).
+ * The operators' calls ({@code braid admin}): fsck, the cluster report, the state of data servers
+ * (decommission, maintenance), and a planned MDS failover ({@link #failover}; each MDS's own view
+ * of its role is {@link MdsProbe}'s, which needs no leader). Obtained from {@link
+ * BraidClient#admin()}; its calls go to the leading MDS through the client's connection, with the
+ * same failover and BUSY retries as every metadata call. The MDS serves fsck and server states to
+ * the superuser only ({@code braid.mds.security.superuser}); others get {@link
+ * java.nio.file.AccessDeniedException} (PERMISSION_DENIED).
  *
  * <pre>{@code
  * try (BraidClient c = BraidClient.builder(config).user("root").build()) {
@@ -92,5 +94,33 @@ public final class BraidAdmin {
                     .setState(Protos.toProto(state))
                     .build())
             .getServer());
+  }
+
+  /**
+   * Asks the leading MDS to hand leadership to another HA replica, for maintenance of its host. It
+   * answers, then leaves the election and rejoins it as a standby, and ZooKeeper elects the replica
+   * that has waited longest; the leader cannot choose it, so reaching {@code target} may take more
+   * than one call. Leadership has moved once another replica reports {@link MdsRole#LEADER} with an
+   * epoch above the one returned ({@link MdsProbe}). The MDS serves this to the superuser only.
+   *
+   * @param target {@code host:port} of the replica meant to lead next, or empty for any; the leader
+   *     refuses one that is not in the election, or is itself
+   * @param epoch hand over only while leading under this epoch (as {@link MdsStatus#epoch()} showed
+   *     it), so that a repeated call cannot move leadership twice; 0 for any epoch
+   * @return the leader that handed over
+   * @throws java.nio.file.AccessDeniedException if the caller is not the superuser
+   * @throws IOException with status INVALID_ARGUMENT if no other replica is in the election, the
+   *     target is not one, or the leader's epoch is not {@code epoch}; UNSUPPORTED ({@link
+   *     io.braidfs.common.error.OperationUnsupportedException}) from a lone MDS
+   * @throws IllegalArgumentException if {@code epoch} is negative
+   */
+  public FailoverResult failover(String target, long epoch) throws IOException {
+    if (epoch < 0) {
+      throw new IllegalArgumentException("failover: negative epoch " + epoch);
+    }
+    return Protos.failoverResult(
+        mds.call(
+            RpcMethod.FAILOVER,
+            FailoverRequest.newBuilder().setTarget(target.strip()).setEpoch(epoch).build()));
   }
 }

@@ -3,10 +3,12 @@ package io.braidfs.client;
 import io.braidfs.proto.ChunkId;
 import io.braidfs.proto.ClusterReportResponse;
 import io.braidfs.proto.ContentSummaryResponse;
+import io.braidfs.proto.FailoverResponse;
 import io.braidfs.proto.FsckResponse;
 import io.braidfs.proto.GetChunkLocationsResponse;
 import io.braidfs.proto.GetLayoutPolicyResponse;
 import io.braidfs.proto.GetServerDefaultsResponse;
+import io.braidfs.proto.HaStatusResponse;
 import io.braidfs.proto.LayoutSpec;
 import io.braidfs.proto.ServerAdminState;
 import io.braidfs.proto.StatFsResponse;
@@ -241,6 +243,33 @@ final class Protos {
         r.getCopiesInFlight(),
         r.getSafeMode(),
         millis(r.getSafeModeRemainingMs()));
+  }
+
+  static MdsRole mdsRole(io.braidfs.proto.MdsRole role) {
+    return switch (role) {
+      case MDS_ROLE_SINGLE -> MdsRole.SINGLE;
+      case MDS_ROLE_LEADER -> MdsRole.LEADER;
+      case MDS_ROLE_STANDBY -> MdsRole.STANDBY;
+      case MDS_ROLE_TAKING_OVER -> MdsRole.TAKING_OVER;
+      case MDS_ROLE_STARTING -> MdsRole.STARTING;
+      case MDS_ROLE_STOPPING -> MdsRole.STOPPING;
+      case MDS_ROLE_UNSPECIFIED, UNRECOGNIZED -> MdsRole.UNKNOWN;
+    };
+  }
+
+  static MdsStatus mdsStatus(HaStatusResponse r) {
+    return new MdsStatus(
+        r.getReplicaId(),
+        r.getAddress(),
+        mdsRole(r.getRole()),
+        r.getEpoch(),
+        r.getJournalIndex(),
+        r.getLeaderHint(),
+        r.getClusterId());
+  }
+
+  static FailoverResult failoverResult(FailoverResponse r) {
+    return new FailoverResult(r.getReplicaId(), r.getAddress(), r.getEpoch());
   }
 
   /** A uint64 count of milliseconds; one above Long.MAX_VALUE (negative here) is capped to it. */

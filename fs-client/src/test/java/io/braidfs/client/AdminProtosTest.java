@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.braidfs.client.internal.MetadataClient;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.proto.ClusterReportResponse;
+import io.braidfs.proto.FailoverResponse;
 import io.braidfs.proto.FsckResponse;
+import io.braidfs.proto.HaStatusResponse;
 import io.braidfs.proto.ServerAdminState;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -224,6 +226,48 @@ class AdminProtosTest {
   }
 
   @Test
+  void mdsStatusCarriesEveryFieldAndEveryRoleHasItsOwnValue() {
+    MdsStatus s =
+        Protos.mdsStatus(
+            HaStatusResponse.newBuilder()
+                .setReplicaId("mds-2")
+                .setAddress("10.0.0.2:7400")
+                .setRole(io.braidfs.proto.MdsRole.MDS_ROLE_STANDBY)
+                .setEpoch(0)
+                .setJournalIndex(-1) // 2^64 - 1 stays as its bits
+                .setLeaderHint("10.0.0.1:7400")
+                .setClusterId("c1")
+                .build());
+    assertThat(s)
+        .isEqualTo(
+            new MdsStatus("mds-2", "10.0.0.2:7400", MdsRole.STANDBY, 0, -1, "10.0.0.1:7400", "c1"));
+    Set<MdsRole> seen = EnumSet.noneOf(MdsRole.class);
+    for (io.braidfs.proto.MdsRole r : io.braidfs.proto.MdsRole.values()) {
+      if (r == io.braidfs.proto.MdsRole.UNRECOGNIZED) {
+        continue;
+      }
+      MdsRole mapped = Protos.mdsRole(r);
+      if (r != io.braidfs.proto.MdsRole.MDS_ROLE_UNSPECIFIED) {
+        assertThat("MDS_ROLE_" + mapped.name()).isEqualTo(r.name());
+      }
+      seen.add(mapped);
+    }
+    assertThat(seen).isEqualTo(EnumSet.allOf(MdsRole.class));
+    assertThat(Protos.mdsStatus(HaStatusResponse.newBuilder().setRoleValue(99).build()).role())
+        .isEqualTo(MdsRole.UNKNOWN);
+    assertThat(EnumSet.allOf(MdsRole.class).stream().filter(MdsRole::serves))
+        .containsExactlyInAnyOrder(MdsRole.LEADER, MdsRole.SINGLE);
+    assertThat(
+            Protos.failoverResult(
+                FailoverResponse.newBuilder()
+                    .setReplicaId("mds-1")
+                    .setAddress("h:1")
+                    .setEpoch(4)
+                    .build()))
+        .isEqualTo(new FailoverResult("mds-1", "h:1", 4));
+  }
+
+  @Test
   void statesOnlyTheMdsSetsAndNegativeLimitsAreRefusedBeforeAnyCall() {
     RpcClient rpc = RpcClient.builder("admin-test").build(); // never started: nothing may be sent
     try {
@@ -238,6 +282,7 @@ class AdminProtosTest {
           .isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> admin.fsck("/", false, -1))
           .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> admin.failover("", -1)).isInstanceOf(IllegalArgumentException.class);
     } finally {
       rpc.close();
     }

@@ -63,7 +63,10 @@ class PublicApiTest {
             BraidOutputStream.class,
             BraidAdmin.class,
             FsckReport.class,
-            ClusterReport.class)
+            ClusterReport.class,
+            MdsProbe.class,
+            MdsProbe.Answer.class,
+            MdsStatus.class)
         .doesNotContain(StripedReader.class);
     List<String> found = new ArrayList<>();
     for (Class<?> c : api) {
