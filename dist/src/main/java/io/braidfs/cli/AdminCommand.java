@@ -3,6 +3,7 @@ package io.braidfs.cli;
 import io.braidfs.client.BraidAdmin;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.ClientConfigKeys;
+import io.braidfs.client.MdsProbe;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusException;
@@ -22,16 +23,18 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code braid admin}: the operators' tools over {@link BraidAdmin} ({@code fsck}, {@code report},
- * {@code decommission}, {@code maintenance}, {@code recommission}). Each subcommand connects, does
- * its work and exits.
+ * {@code decommission}, {@code maintenance}, {@code recommission}, {@code failover}) and {@link
+ * MdsProbe} ({@code ha}). Each subcommand connects, does its work and exits.
  *
  * <p>It takes the options of {@code braid fs}: {@code --mds}, {@code --user} (before or after the
  * subcommand), {@code --conf} and {@code -D}. The MDS answers these calls for its superuser and
- * supergroup only. Exit codes: 0 done (for fsck: nothing missing or corrupt); 1 for what was asked
- * about, not for the command (fsck found missing or corrupt data; decommission {@code --wait} did
- * not see the server decommissioned); 2 when the command could not do its work: a bad command line
- * or configuration, no MDS reachable, or the MDS refused the call. Every failure is one line on
- * stderr naming the subcommand.
+ * supergroup only (but HaStatus, which {@code ha} asks every MDS for). Exit codes: 0 done (for
+ * fsck: nothing missing or corrupt; for ha: exactly one MDS leads); 1 for what was asked about, not
+ * for the command (fsck found missing or corrupt data; decommission {@code --wait} did not see the
+ * server decommissioned; ha did not find exactly one leader of one cluster; failover {@code --wait}
+ * or {@code --to} did not see the leader it waited for); 2 when the command could not do its work:
+ * a bad command line or configuration, no MDS reachable, or the MDS refused the call. Every failure
+ * is one line on stderr naming the subcommand.
  *
  * <p>Thread-safety: not thread-safe; picocli fills it in and calls it on one thread.
  */
@@ -41,13 +44,17 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     description = {
       "Operators' tools: check files (fsck), report the data servers, decommission them or take"
-          + " them out for maintenance.",
+          + " them out for maintenance, show the MDS replicas (ha) and hand leadership over"
+          + " (failover).",
       "The MDS serves these to its superuser and supergroup only (see --user)."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:done; for fsck, nothing is missing or corrupt (under-replicated alone is 0)",
-      "1:fsck found missing or corrupt data; decommission --wait ended before DECOMMISSIONED",
+      "0:done; for fsck, nothing is missing or corrupt (under-replicated alone is 0); for ha,"
+          + " exactly one MDS leads",
+      "1:fsck found missing or corrupt data; decommission --wait ended before DECOMMISSIONED;"
+          + " ha found no leader, several, or MDSs of different clusters; failover --wait or --to"
+          + " saw no new leader (or not the target) in time",
       "2:bad command line or configuration, no MDS reachable, or the MDS refused the call"
     },
     subcommands = {
@@ -55,7 +62,9 @@ import picocli.CommandLine.Spec;
       AdminCommands.Report.class,
       AdminCommands.Decommission.class,
       AdminCommands.Maintenance.class,
-      AdminCommands.Recommission.class
+      AdminCommands.Recommission.class,
+      AdminHaCommands.Ha.class,
+      AdminHaCommands.Failover.class
     })
 final class AdminCommand implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(AdminCommand.class);
@@ -112,7 +121,7 @@ final class AdminCommand implements Runnable {
   int run(CommandSpec sub, @Nullable String about, String notFound, Work work) {
     BraidConfig cfg = FsCommand.clientConfiguration(spec().commandLine(), config, mds, user);
     String name = sub.qualifiedName();
-    String who = user != null ? user : System.getProperty("user.name", "nobody");
+    String who = who();
     String where = "MDS " + String.join(",", cfg.get(ClientConfigKeys.MDS));
     StopSignal stop = parent().stopSignal();
     PrintWriter err = sub.commandLine().getErr();
@@ -136,6 +145,46 @@ final class AdminCommand implements Runnable {
       err.flush();
       return Braid.EXIT_USAGE;
     }
+  }
+
+  /** What {@code braid admin ha} does with a probe of every MDS address. */
+  @FunctionalInterface
+  interface ProbeWork {
+    /**
+     * Does the subcommand's work, printing to {@code out}.
+     *
+     * @return the exit code
+     */
+    int run(MdsProbe probe, PrintWriter out);
+  }
+
+  /**
+   * Runs {@code work} with a probe of every configured MDS address, which needs no leader and no
+   * connection made beforehand: an MDS that does not answer is the work's to report.
+   *
+   * @throws ConfigException if the configuration or {@code --mds} is invalid
+   */
+  int probe(CommandSpec sub, ProbeWork work) {
+    try (MdsProbe probe = openProbe()) {
+      PrintWriter out = sub.commandLine().getOut();
+      int code = work.run(probe, out);
+      out.flush();
+      return code;
+    }
+  }
+
+  /**
+   * A probe of every configured MDS address, as the configured user.
+   *
+   * @throws ConfigException if the configuration or {@code --mds} is invalid
+   */
+  MdsProbe openProbe() {
+    BraidConfig cfg = FsCommand.clientConfiguration(spec().commandLine(), config, mds, user);
+    return MdsProbe.open(cfg, who());
+  }
+
+  private String who() {
+    return user != null ? user : System.getProperty("user.name", "nobody");
   }
 
   /**

@@ -3,13 +3,21 @@ package io.braidfs.cli;
 import io.braidfs.client.ClusterReport;
 import io.braidfs.client.FsckFile;
 import io.braidfs.client.FsckReport;
+import io.braidfs.client.MdsProbe;
+import io.braidfs.client.MdsRole;
+import io.braidfs.client.MdsStatus;
 import io.braidfs.client.ServerReport;
+import io.braidfs.common.error.StatusException;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How {@code braid admin} shows what the MDS answered: for people, tables and labelled totals with
@@ -233,6 +241,164 @@ final class AdminFormat {
     o.put("data_dirs", s.dataDirs());
     o.put("copies_in_flight", s.copiesInFlight());
     return o;
+  }
+
+  /** The MDSs that serve the namespace among the answers: LEADER, or a lone MDS (SINGLE). */
+  static List<MdsStatus> leaders(List<MdsProbe.Answer> answers) {
+    List<MdsStatus> out = new ArrayList<>();
+    for (MdsProbe.Answer a : answers) {
+      MdsStatus s = a.status();
+      if (s != null && s.role().serves()) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
+
+  /** The cluster ids the answers name (an MDS without one yet names none), in order. */
+  private static Set<String> clusters(List<MdsProbe.Answer> answers) {
+    Set<String> ids = new LinkedHashSet<>();
+    for (MdsProbe.Answer a : answers) {
+      MdsStatus s = a.status();
+      if (s != null && !s.clusterId().isEmpty()) {
+        ids.add(s.clusterId());
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * {@code braid admin ha}'s exit code: 0 when exactly one MDS answered as the one serving the
+   * namespace and no two name different clusters, else 1.
+   */
+  static int haExitCode(List<MdsProbe.Answer> answers) {
+    return leaders(answers).size() == 1 && clusters(answers).size() <= 1
+        ? Braid.EXIT_OK
+        : Braid.EXIT_FAILURE;
+  }
+
+  /**
+   * How many records {@code s} has yet to apply of those the one leader has, or null when that is
+   * not known (no single leader) or not asked (it serves itself).
+   */
+  private static @Nullable Long behind(MdsStatus s, @Nullable MdsStatus leader) {
+    if (leader == null || s.role().serves()) {
+      return null;
+    }
+    return Math.max(0, leader.journalIndex() - s.journalIndex());
+  }
+
+  /**
+   * The MDSs for people: a table of every address asked (replica, address, role, epoch, journal
+   * index, records behind the leader), then who leads, the cluster, and why an MDS did not answer.
+   */
+  static List<String> ha(List<MdsProbe.Answer> answers) {
+    List<MdsStatus> leaders = leaders(answers);
+    MdsStatus leader = leaders.size() == 1 ? leaders.get(0) : null;
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(List.of("REPLICA", "ADDRESS", "ROLE", "EPOCH", "JOURNAL INDEX", "BEHIND"));
+    for (MdsProbe.Answer a : answers) {
+      MdsStatus s = a.status();
+      if (s == null) {
+        rows.add(List.of("-", a.address(), "no answer", "-", "-", "-"));
+        continue;
+      }
+      Long b = behind(s, leader);
+      rows.add(
+          List.of(
+              s.replicaId(),
+              a.address(),
+              s.role().name(),
+              s.role().serves() ? Long.toUnsignedString(s.epoch()) : "-",
+              Long.toUnsignedString(s.journalIndex()),
+              b == null ? "-" : Long.toString(b)));
+    }
+    List<String> lines = new ArrayList<>(FsFormat.table(rows, 3, 4, 5));
+    lines.add("");
+    List<List<String>> notes = new ArrayList<>();
+    if (leader != null) {
+      notes.add(
+          List.of(
+              "Leader:",
+              leader.replicaId()
+                  + " at "
+                  + leader.address()
+                  + ", epoch "
+                  + Long.toUnsignedString(leader.epoch())
+                  + (leader.role() == MdsRole.SINGLE ? " (a lone MDS, no HA)" : "")));
+    } else if (leaders.isEmpty()) {
+      notes.add(List.of("Leader:", "none answered as leader"));
+    } else {
+      List<String> names = new ArrayList<>();
+      leaders.forEach(l -> names.add(l.replicaId() + " at " + l.address()));
+      notes.add(
+          List.of("Leader:", leaders.size() + " answered as leader: " + String.join(", ", names)));
+    }
+    Set<String> clusters = clusters(answers);
+    notes.add(
+        List.of(
+            "Cluster:",
+            clusters.isEmpty()
+                ? "none named"
+                : clusters.size() == 1
+                    ? clusters.iterator().next()
+                    : "they differ: " + String.join(", ", clusters)));
+    for (MdsProbe.Answer a : answers) {
+      IOException e = a.failure();
+      if (e != null) {
+        notes.add(List.of("No answer:", a.address() + ": " + noAnswer(e)));
+      }
+    }
+    lines.addAll(labelled(notes));
+    return lines;
+  }
+
+  /** The MDSs as one JSON object: each address asked, what it said or why it did not. */
+  static String haJson(List<MdsProbe.Answer> answers) {
+    List<MdsStatus> leaders = leaders(answers);
+    MdsStatus leader = leaders.size() == 1 ? leaders.get(0) : null;
+    List<Object> replicas = new ArrayList<>();
+    for (MdsProbe.Answer a : answers) {
+      Map<String, Object> o = new LinkedHashMap<>();
+      o.put("mds", a.address());
+      MdsStatus s = a.status();
+      IOException e = a.failure();
+      o.put("answered", s != null);
+      if (s != null) {
+        o.put("replica_id", s.replicaId());
+        o.put("address", s.address());
+        o.put("role", s.role().name());
+        o.put("epoch", s.epoch());
+        o.put("journal_index", s.journalIndex());
+        o.put("behind_leader", behind(s, leader));
+        o.put("leader_hint", s.leaderHint());
+        o.put("cluster_id", s.clusterId());
+      } else if (e != null) {
+        o.put("error", noAnswer(e));
+      }
+      replicas.add(o);
+    }
+    Map<String, Object> o = new LinkedHashMap<>();
+    o.put("replicas", replicas);
+    o.put("leaders", leaders.size());
+    o.put("leader", leader == null ? null : leader.address());
+    o.put("cluster_ids", new ArrayList<Object>(clusters(answers)));
+    return Json.write(o);
+  }
+
+  /** Why an MDS did not answer, on one line: its status and message. */
+  static String noAnswer(IOException e) {
+    String m = e.getMessage();
+    String text =
+        m == null || m.isBlank()
+            ? e.getClass().getSimpleName()
+            : m.strip().replaceAll("\\s*[\\r\\n]+\\s*", "; ");
+    return e instanceof StatusException se ? se.status().name() + ": " + text : text;
+  }
+
+  /** A leader as the failover commands print it: {@code mds-2 at 10.0.0.2:7400, epoch 4}. */
+  static String leaderLine(MdsStatus s) {
+    return s.replicaId() + " at " + s.address() + ", epoch " + Long.toUnsignedString(s.epoch());
   }
 
   /**

@@ -31,12 +31,16 @@ class AdminCommandTest {
     assertThat(r.code()).isZero();
     assertThat(r.out())
         .contains("fsck", "report", "decommission", "maintenance", "recommission", "Exit codes")
+        .contains("ha", "failover", "exactly one MDS leads")
         .contains("--mds", "--user");
     assertThat(BraidCommandTest.run("--help").out()).contains("admin");
     Run fsck = BraidCommandTest.run("admin", "fsck", "--help");
     assertThat(fsck.out()).contains("-v, --verbose", "--max-files", "--json", "[PATH]");
     Run dec = BraidCommandTest.run("admin", "decommission", "--help");
     assertThat(dec.out()).contains("HOST:PORT", "--wait", "--timeout");
+    assertThat(BraidCommandTest.run("admin", "ha", "--help").out()).contains("--json");
+    assertThat(BraidCommandTest.run("admin", "failover", "--help").out())
+        .contains("--to=HOST:PORT", "--wait", "--timeout");
   }
 
   @Test
@@ -71,6 +75,21 @@ class AdminCommandTest {
         .containsExactly(
             "braid admin decommission: --timeout needs --wait (see braid admin decommission"
                 + " --help)");
+
+    Run failoverTimeoutAlone = admin("failover", "--mds", NO_MDS, "--timeout", "1m");
+    assertThat(failoverTimeoutAlone.code()).isEqualTo(Braid.EXIT_USAGE);
+    assertThat(failoverTimeoutAlone.errLines())
+        .containsExactly(
+            "braid admin failover: --timeout needs --wait or --to (see braid admin failover"
+                + " --help)");
+
+    Run badTarget = admin("failover", "--mds", NO_MDS, "--to", "mds2");
+    assertThat(badTarget.code()).isEqualTo(Braid.EXIT_USAGE);
+    assertThat(badTarget.errLines())
+        .singleElement()
+        .asString()
+        .startsWith("braid admin failover: Invalid value for option '--to'")
+        .contains("invalid address 'mds2'");
 
     Run badTimeout = admin("decommission", "--wait", "--timeout", "soon", "ds1:7500");
     assertThat(badTimeout.code()).isEqualTo(Braid.EXIT_USAGE);
@@ -108,7 +127,9 @@ class AdminCommandTest {
             List.of("report"),
             List.of("decommission", "127.0.0.1:7500"),
             List.of("maintenance", "7"),
-            List.of("recommission", "[::1]:7500"))) {
+            List.of("recommission", "[::1]:7500"),
+            List.of("failover"),
+            List.of("failover", "--to", "127.0.0.1:1", "--wait"))) {
       String[] line = new String[args.size() + 2];
       line[0] = "--mds";
       line[1] = NO_MDS;
@@ -129,6 +150,25 @@ class AdminCommandTest {
                   + ": no MDS available (UNAVAILABLE: ");
       assertThat(r.out()).as("%s", args).isEmpty();
     }
+  }
+
+  @Test
+  void haShowsAnMdsThatDoesNotAnswerAndExitsOne() {
+    Run r = admin("ha", "--mds", NO_MDS + ",127.0.0.1:2");
+    assertThat(r.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out().lines())
+        .contains(
+            "-        127.0.0.1:1  no answer      -              -       -",
+            "-        127.0.0.1:2  no answer      -              -       -",
+            "Leader:     none answered as leader",
+            "Cluster:    none named")
+        .anySatisfy(l -> assertThat(l).startsWith("No answer:  127.0.0.1:1: UNAVAILABLE: "));
+    Run json = admin("ha", "--json", "--mds", NO_MDS);
+    assertThat(json.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(json.out())
+        .startsWith("{\"replicas\":[{\"mds\":\"127.0.0.1:1\",\"answered\":false,\"error\":")
+        .contains("\"leaders\":0,\"leader\":null,\"cluster_ids\":[]}");
   }
 
   @Test

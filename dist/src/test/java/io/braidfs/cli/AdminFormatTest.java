@@ -7,8 +7,13 @@ import io.braidfs.client.ClusterReport;
 import io.braidfs.client.FileHealth;
 import io.braidfs.client.FsckFile;
 import io.braidfs.client.FsckReport;
+import io.braidfs.client.MdsProbe;
+import io.braidfs.client.MdsRole;
+import io.braidfs.client.MdsStatus;
 import io.braidfs.client.ServerReport;
 import io.braidfs.client.ServerState;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -147,6 +152,84 @@ class AdminFormatTest {
             "Available:     4.0 TiB (4394825285632 bytes)",
             "Repair queue:  17 waiting, 4 copies in flight",
             "Safe mode:     on (25s left at most)");
+  }
+
+  static MdsProbe.Answer answer(
+      String address, String id, MdsRole role, long epoch, long index, String cluster) {
+    return new MdsProbe.Answer(
+        address, new MdsStatus(id, address, role, epoch, index, "10.0.0.1:7400", cluster), null);
+  }
+
+  static MdsProbe.Answer noAnswer(String address) {
+    return new MdsProbe.Answer(
+        address, null, StatusExceptions.toIOException(Status.UNAVAILABLE, "connection refused"));
+  }
+
+  @Test
+  void haIsATableOfEveryAddressThenTheLeaderTheClusterAndWhoDidNotAnswer() {
+    List<MdsProbe.Answer> answers =
+        List.of(
+            answer("10.0.0.1:7400", "mds-1", MdsRole.LEADER, 3, 1234, "c1"),
+            answer("10.0.0.2:7400", "mds-2", MdsRole.STANDBY, 0, 1230, "c1"),
+            noAnswer("10.0.0.3:7400"));
+    assertThat(AdminFormat.ha(answers))
+        .containsExactly(
+            "REPLICA  ADDRESS        ROLE       EPOCH  JOURNAL INDEX  BEHIND",
+            "mds-1    10.0.0.1:7400  LEADER         3           1234       -",
+            "mds-2    10.0.0.2:7400  STANDBY        -           1230       4",
+            "-        10.0.0.3:7400  no answer      -              -       -",
+            "",
+            "Leader:     mds-1 at 10.0.0.1:7400, epoch 3",
+            "Cluster:    c1",
+            "No answer:  10.0.0.3:7400: UNAVAILABLE: connection refused");
+    assertThat(AdminFormat.haExitCode(answers)).isEqualTo(Braid.EXIT_OK);
+    assertThat(AdminFormat.haJson(answers))
+        .isEqualTo(
+            "{\"replicas\":[{\"mds\":\"10.0.0.1:7400\",\"answered\":true,\"replica_id\":\"mds-1\","
+                + "\"address\":\"10.0.0.1:7400\",\"role\":\"LEADER\",\"epoch\":3,"
+                + "\"journal_index\":1234,\"behind_leader\":null,\"leader_hint\":\"10.0.0.1:7400\","
+                + "\"cluster_id\":\"c1\"},{\"mds\":\"10.0.0.2:7400\",\"answered\":true,"
+                + "\"replica_id\":\"mds-2\",\"address\":\"10.0.0.2:7400\",\"role\":\"STANDBY\","
+                + "\"epoch\":0,\"journal_index\":1230,\"behind_leader\":4,"
+                + "\"leader_hint\":\"10.0.0.1:7400\",\"cluster_id\":\"c1\"},"
+                + "{\"mds\":\"10.0.0.3:7400\",\"answered\":false,"
+                + "\"error\":\"UNAVAILABLE: connection refused\"}],\"leaders\":1,"
+                + "\"leader\":\"10.0.0.1:7400\",\"cluster_ids\":[\"c1\"]}");
+  }
+
+  @Test
+  void haExitsOneUnlessExactlyOneMdsLeadsOneCluster() {
+    MdsProbe.Answer standby = answer("h2:1", "mds-2", MdsRole.STANDBY, 0, 9, "c1");
+    MdsProbe.Answer takingOver = answer("h3:1", "mds-3", MdsRole.TAKING_OVER, 0, 9, "c1");
+    List<MdsProbe.Answer> none = List.of(standby, takingOver, noAnswer("h1:1"));
+    assertThat(AdminFormat.haExitCode(none)).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(AdminFormat.ha(none))
+        .contains(
+            "mds-2    h2:1     STANDBY          -              9       -",
+            "Leader:     none answered as leader");
+
+    List<MdsProbe.Answer> two =
+        List.of(
+            answer("h1:1", "mds-1", MdsRole.LEADER, 3, 9, "c1"),
+            answer("h2:1", "mds-2", MdsRole.LEADER, 4, 9, "c1"));
+    assertThat(AdminFormat.haExitCode(two)).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(AdminFormat.ha(two))
+        .contains("Leader:   2 answered as leader: mds-1 at h1:1, mds-2 at h2:1");
+
+    List<MdsProbe.Answer> clusters =
+        List.of(
+            answer("h1:1", "mds-1", MdsRole.LEADER, 3, 9, "c1"),
+            answer("h2:1", "mds-2", MdsRole.STANDBY, 0, 0, ""),
+            answer("h3:1", "mds-3", MdsRole.STANDBY, 0, 9, "c2"));
+    assertThat(AdminFormat.haExitCode(clusters)).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(AdminFormat.ha(clusters)).contains("Cluster:  they differ: c1, c2");
+    assertThat(AdminFormat.haExitCode(clusters.subList(0, 2)))
+        .as("a standby that names no cluster yet")
+        .isEqualTo(Braid.EXIT_OK);
+
+    List<MdsProbe.Answer> lone = List.of(answer("h1:1", "mds", MdsRole.SINGLE, 1, 7, "c1"));
+    assertThat(AdminFormat.haExitCode(lone)).isEqualTo(Braid.EXIT_OK);
+    assertThat(AdminFormat.ha(lone)).contains("Leader:   mds at h1:1, epoch 1 (a lone MDS, no HA)");
   }
 
   @Test

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Every {@code braid admin} subcommand against a {@code braid local} of four data servers running
  * in this JVM (its user is the superuser): the report, fsck's listing and exit codes, server
- * states, a decommission waited for, and the one-line failures (exit code 2) of calls the MDS
- * refuses.
+ * states, a decommission waited for, ha of its lone MDS, and the one-line failures (exit code 2) of
+ * calls the MDS refuses (failover among them).
  */
 class AdminLocalTest {
   private static final int SERVERS = 4;
@@ -190,5 +190,30 @@ class AdminLocalTest {
         .asString()
         .startsWith("braid admin report: permission denied (PERMISSION_DENIED: ");
     assertThat(notRoot.out()).isEmpty();
+
+    Run failover = admin("failover", "--wait");
+    assertThat(failover.code()).isEqualTo(Braid.EXIT_USAGE);
+    assertThat(failover.errLines())
+        .singleElement()
+        .asString()
+        .startsWith("braid admin failover: ")
+        .contains("(UNSUPPORTED: failover: ", "is a lone MDS");
+    assertThat(failover.out()).isEmpty();
+  }
+
+  @Test
+  void haShowsTheLoneMdsAsSingle() {
+    List<String> lines = ok("ha").out().lines().toList();
+    assertThat(lines.get(0))
+        .isEqualTo(
+            "REPLICA  ADDRESS"
+                + " ".repeat(mds.length() - 5)
+                + "ROLE"
+                + "    EPOCH  JOURNAL INDEX  BEHIND");
+    assertThat(lines.get(1)).startsWith("mds      " + mds + "  SINGLE      1  ").endsWith("  -");
+    assertThat(lines).contains("Leader:   mds at " + mds + ", epoch 1 (a lone MDS, no HA)");
+    assertThat(ok("ha", "--json").out())
+        .startsWith("{\"replicas\":[{\"mds\":\"" + mds + "\",\"answered\":true,")
+        .contains("\"role\":\"SINGLE\"", "\"leaders\":1,\"leader\":\"" + mds + "\"");
   }
 }
