@@ -124,7 +124,15 @@ class AdminHaTest {
         .startsWith("leader: mds-")
         .doesNotContain(leader.group(2))
         .endsWith(", epoch " + (epoch + 1));
-    // braid admin ha agrees (the old leader stopped, or is a standby now).
+    // braid admin ha agrees, once the old leader has rejoined as a standby.
+    Await.until(
+        "the old leader to show as a standby",
+        Duration.ofSeconds(30),
+        () ->
+            admin(mds, "ha")
+                .out()
+                .lines()
+                .anyMatch(l -> l.startsWith(leader.group(1) + " ") && l.contains(" STANDBY ")));
     Matcher next = leaderRow(admin(mds, "ha"));
     assertThat(lines.get(1))
         .isEqualTo(

@@ -19,6 +19,8 @@ public enum MdsRole {
   STARTING,
   /** Stopping; it serves nothing more. */
   STOPPING,
+  /** An HA replica that lost or handed over leadership, starting again as a standby. */
+  REJOINING,
   /** A role this client does not know (one a newer MDS added), or none. */
   UNKNOWN;
 

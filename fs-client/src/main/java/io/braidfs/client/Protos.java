@@ -253,6 +253,7 @@ final class Protos {
       case MDS_ROLE_TAKING_OVER -> MdsRole.TAKING_OVER;
       case MDS_ROLE_STARTING -> MdsRole.STARTING;
       case MDS_ROLE_STOPPING -> MdsRole.STOPPING;
+      case MDS_ROLE_REJOINING -> MdsRole.REJOINING;
       case MDS_ROLE_UNSPECIFIED, UNRECOGNIZED -> MdsRole.UNKNOWN;
     };
   }

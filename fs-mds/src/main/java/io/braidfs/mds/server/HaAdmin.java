@@ -172,6 +172,7 @@ final class HaAdmin {
       case STANDBY -> MdsRole.MDS_ROLE_STANDBY;
       case TAKING_OVER -> MdsRole.MDS_ROLE_TAKING_OVER;
       case LEADER -> ha ? MdsRole.MDS_ROLE_LEADER : MdsRole.MDS_ROLE_SINGLE;
+      case REJOINING -> MdsRole.MDS_ROLE_REJOINING;
       case STOPPED -> MdsRole.MDS_ROLE_STOPPING;
     };
   }
