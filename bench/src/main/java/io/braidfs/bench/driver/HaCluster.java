@@ -237,6 +237,37 @@ final class HaCluster implements AutoCloseable {
     return awaitListening(i, t0);
   }
 
+  /** CPU a role's processes have used so far. */
+  record Cpu(long serving, long standbys, long zooKeeper) {}
+
+  /**
+   * CPU nanoseconds used so far by the MDS serving (the leader, or the MDS alone), the standbys
+   * together, and ZooKeeper (0 for a cluster without one).
+   *
+   * @throws IOException if no replica leads
+   */
+  Cpu cpu() throws IOException {
+    int serving = 0;
+    if (ha) {
+      Leader l = leader();
+      if (l == null) {
+        throw new IOException("no MDS replica leads; see the logs in " + logs());
+      }
+      serving = l.index();
+    }
+    long standbys = 0;
+    for (int i = 0; i < replicas.length; i++) {
+      if (i != serving) {
+        standbys += Math.max(0, ProcCpu.nanos(replica(i).pid()));
+      }
+    }
+    BraidProcess z = zk;
+    return new Cpu(
+        ProcCpu.nanos(replica(serving).pid()),
+        standbys,
+        z == null ? 0 : Math.max(0, ProcCpu.nanos(z.pid())));
+  }
+
   /** Whether replica {@code i}'s process runs. */
   boolean running(int i) {
     return replica(i).alive();

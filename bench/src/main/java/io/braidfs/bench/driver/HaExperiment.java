@@ -31,6 +31,13 @@ final class HaExperiment implements Experiment {
   private static final String RATES = "creates and stats, 16 callers";
   private static final String PHASES = "failover phases";
   private static final String RESTART = "killed replica restarted";
+  private static final String CPU = "CPU per create, by process";
+
+  private static final String CPU_SERVING = "the MDS serving (the leader, or the MDS alone)";
+  private static final String CPU_STANDBYS = "the two standbys";
+  private static final String CPU_ZK = "ZooKeeper";
+  private static final String CPU_DRIVER = "the driver (16 callers)";
+  private static final String CPU_ALL = "all";
 
   private static final String P50 = "p50";
   private static final String P99 = "p99";
@@ -97,7 +104,7 @@ final class HaExperiment implements Experiment {
   }
 
   private static int rateRounds(Run run) {
-    return run.rounds(3, 5);
+    return run.rounds(3, 10);
   }
 
   /** Operations of each kind per caller in a throughput pass. */
@@ -149,8 +156,11 @@ final class HaExperiment implements Experiment {
             + " then stat each; against the three replicas (their leader) and against `braid"
             + " mds` alone (no `--zk`: its journal the RocksDB WAL, synced per group) in the same"
             + " run with the same client settings, alternating, %d rounds after a warm-up pass of"
-            + " each. Issue 27's target: the replicas at least 0.7 x the MDS alone. Every JVM"
-            + " shares the machine's 2 cores and one disk, with each other and with other work on"
+            + " each of the same size; the CPU time each process used during the creates is read"
+            + " from /proc before and after. The replicas' journal is BookKeeper's (three bookies,"
+            + " each fsyncing its own journal, all on the one disk here; the leader's own RocksDB"
+            + " is not synced), the MDS alone's its RocksDB WAL. Issue 27's target: the replicas"
+            + " at least 0.7 x the MDS alone. Every JVM shares the machine's 2 cores and one disk, with each other and with other work on"
             + " the machine: read the ratio, measured side by side, rather than the absolute"
             + " rates.",
         "braid.client.mds.failover-timeout="
@@ -175,6 +185,7 @@ final class HaExperiment implements Experiment {
     results.table(FAILOVER, Unit.SECONDS);
     results.table(RATES, Unit.OPS_PER_S);
     results.table(PHASES, Unit.SECONDS);
+    results.table(CPU, Unit.MICROS);
     results.table(RESTART, Unit.SECONDS);
     Path dir = run.scratch("exp11");
     List<Setting> settings = settings();
@@ -209,6 +220,11 @@ final class HaExperiment implements Experiment {
         PHASES,
         "by round: the election from the kill to the moment the new leader began its takeover,"
             + " the takeover as it logs it, and the rest until the client's mkdir was answered");
+    results.describe(
+        CPU,
+        "user + system CPU time each process used during the create passes (from /proc, 10 ms"
+            + " ticks) over the creates; a bookie runs inside each replica, so the leader's and"
+            + " the standbys' rows include their bookies");
     results.describe(RESTART, "the killed replica's JVM started again, to its listening line");
     results.note(roundTable());
     if (!incidents.isEmpty()) {
@@ -225,19 +241,25 @@ final class HaExperiment implements Experiment {
 
   // ---- throughput ------------------------------------------------------------------------------
 
+  /** A system of the throughput passes: the client's view, and the processes behind it. */
+  private record RateSystem(FsClient fs, HaCluster cluster) {}
+
   private static void rates(Run run, Results results, HaCluster ha, HaCluster single)
       throws Exception {
     Map<String, String> client = Map.of(ATTR_TTL, "0s");
-    List<FsClient> systems =
+    List<RateSystem> systems =
         List.of(
-            new BraidFsClient(HA, ha.client(client), "/exp11-rates"),
-            new BraidFsClient(SINGLE, single.client(client), "/exp11-rates"));
+            new RateSystem(new BraidFsClient(HA, ha.client(client), "/exp11-rates"), ha),
+            new RateSystem(
+                new BraidFsClient(SINGLE, single.client(client), "/exp11-rates"), single));
     try (Parallel parallel = new Parallel()) {
-      for (FsClient s : systems) {
-        pass(parallel, s, "warm-up", 50, -1, null);
+      // A whole pass each first: the servers' JITs are still compiling after a short one, and the
+      // rates then climb from round to round.
+      for (RateSystem s : systems) {
+        pass(parallel, s, "warm-up", perCaller(run), -1, null);
       }
       for (int round = 0; round < rateRounds(run); round++) {
-        for (FsClient s : Run.rotate(systems, round)) {
+        for (RateSystem s : Run.rotate(systems, round)) {
           pass(parallel, s, "r" + round, perCaller(run), round, results);
         }
       }
@@ -245,22 +267,44 @@ final class HaExperiment implements Experiment {
   }
 
   /**
-   * Creates then stats {@code k} empty files per caller; records unless {@code results} is null.
+   * Creates then stats {@code k} empty files per caller, and counts the CPU every process used for
+   * the creates; records unless {@code results} is null.
    */
   private static void pass(
-      Parallel parallel, FsClient s, String dir, int k, int round, @Nullable Results results)
+      Parallel parallel, RateSystem system, String dir, int k, int round, @Nullable Results results)
       throws Exception {
+    FsClient s = system.fs();
     for (int c = 0; c < CALLERS; c++) {
       s.mkdirs(dir + "/c" + c);
     }
+    long self = ProcessHandle.current().pid();
+    HaCluster.Cpu before = system.cluster().cpu();
+    long driverBefore = ProcCpu.nanos(self);
     long create = parallel.time(CALLERS, k, (c, i) -> s.create(dir + "/c" + c + "/f" + i, EMPTY));
+    long driver = ProcCpu.nanos(self) - driverBefore;
+    HaCluster.Cpu after = system.cluster().cpu();
     long stat = parallel.time(CALLERS, k, (c, i) -> s.stat(dir + "/c" + c + "/f" + i));
     s.deleteTree(dir);
     if (results != null) {
       long ops = (long) CALLERS * k;
       results.recordOps(RATES, CREATE, Double.NaN, s.name(), round, ops, create);
       results.recordOps(RATES, STAT, Double.NaN, s.name(), round, ops, stat);
+      long serving = after.serving() - before.serving();
+      long standbys = after.standbys() - before.standbys();
+      long zk = after.zooKeeper() - before.zooKeeper();
+      cpu(results, CPU_SERVING, s.name(), round, serving, ops);
+      if (s.name().equals(HA)) {
+        cpu(results, CPU_STANDBYS, s.name(), round, standbys, ops);
+        cpu(results, CPU_ZK, s.name(), round, zk, ops);
+      }
+      cpu(results, CPU_DRIVER, s.name(), round, driver, ops);
+      cpu(results, CPU_ALL, s.name(), round, serving + standbys + zk + driver, ops);
     }
+  }
+
+  private static void cpu(
+      Results results, String row, String system, int round, long nanos, long ops) {
+    results.record(CPU, row, Double.NaN, system, round, nanos / 1e3 / ops, Unit.MICROS);
   }
 
   // ---- failover --------------------------------------------------------------------------------

@@ -72,7 +72,22 @@ class HaExperimentTest {
     assertThat(new HaExperiment().description(more))
         .contains("50 rounds per setting")
         .contains("create 500 empty files each")
-        .contains("5 rounds after a warm-up");
+        .contains("10 rounds after a warm-up");
+  }
+
+  @Test
+  void cpuTimeIsReadFromProcAndAGoneProcessHasNone() {
+    long self = ProcessHandle.current().pid();
+    long before = ProcCpu.nanos(self);
+    // Burn a little CPU: more than one 10 ms tick of it.
+    long deadline = System.nanoTime() + 200_000_000L;
+    long x = 0;
+    while (System.nanoTime() < deadline) {
+      x += Long.numberOfTrailingZeros(System.nanoTime());
+    }
+    assertThat(x).isPositive();
+    assertThat(ProcCpu.nanos(self)).isGreaterThan(before);
+    assertThat(ProcCpu.nanos(Long.MAX_VALUE)).isEqualTo(-1);
   }
 
   @Test
