@@ -42,7 +42,7 @@ public final class Bench implements Callable<Integer> {
       arity = "0..*",
       paramLabel = "EXPERIMENT",
       description =
-          "Experiment numbers (1-10) or names, or 'all' (the default). --list names them.")
+          "Experiment numbers (1-11) or names, or 'all' (the default). --list names them.")
   List<String> experiments = new ArrayList<>(List.of("all"));
 
   @Option(
@@ -96,6 +96,13 @@ public final class Bench implements Callable<Integer> {
       description = "fsx operations per seed in experiment 9 (default 20,000 quick, 250,000 full).")
   long fsxOps;
 
+  @Option(
+      names = "--failovers",
+      paramLabel = "N",
+      description =
+          "Leader kills per session-timeout setting in experiment 11 (default 5 quick, 20 full).")
+  int failovers;
+
   @Option(names = "--list", description = "List the experiments and exit.")
   boolean list;
 
@@ -147,6 +154,7 @@ public final class Bench implements Callable<Integer> {
     boolean failed = false;
     Run run = new Run(quick, rounds, work.toAbsolutePath(), results.toAbsolutePath());
     run.fsxOptions(fsx, fsxSeeds, fsxOps);
+    run.failoverOptions(failovers);
     // Ctrl-C or SIGTERM: stop the references anyway (HDFS's JVMs, sshd, FUSE mounts outlive us).
     Thread cleanup = new Thread(() -> closeQuietly(run), "braid-bench-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanup);
@@ -248,7 +256,9 @@ public final class Bench implements Callable<Integer> {
         e.number(),
         quick ? " --quick" : "",
         rounds > 0 ? " --rounds " + rounds : "",
-        e instanceof FsxExperiment ? fsxOptions() : "",
+        e instanceof FsxExperiment
+            ? fsxOptions()
+            : e instanceof HaExperiment && failovers > 0 ? " --failovers " + failovers : "",
         LocalDate.now(),
         took.toMinutes(),
         took.toSecondsPart(),

@@ -11,7 +11,7 @@ package io.braidfs.bench.driver;
 public interface Experiment {
   /**
    * The experiment's number: 1 to 8 in BENCHMARKING.md's order, 9 for the fsx soak runs, 10 for
-   * repair after a lost data server.
+   * repair after a lost data server, 11 for MDS high availability.
    */
   int number();
 

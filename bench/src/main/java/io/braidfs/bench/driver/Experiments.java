@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * Every experiment {@code braid bench} knows: BENCHMARKING.md's eight in its order, then the fsx
- * soak runs of issue 24 and the repair measurements of issue 26.
+ * soak runs of issue 24, the repair measurements of issue 26 and MDS failover of issue 27.
  */
 final class Experiments {
   private Experiments() {}
@@ -20,6 +20,7 @@ final class Experiments {
         new BuildExperiment(),
         new RpcExperiment(),
         new FsxExperiment(),
-        new RepairExperiment());
+        new RepairExperiment(),
+        new HaExperiment());
   }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /** PNG line charts of a table's medians, drawn with XChart. */
@@ -51,6 +52,49 @@ final class Plots {
         chart.addSeries(system, xs, ys).setMarker(SeriesMarkers.CIRCLE);
         any = true;
       }
+    }
+    if (any) {
+      BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
+    }
+    return any;
+  }
+
+  /**
+   * The empirical distribution of each named sample as a step curve: x the value, y the share of
+   * the sample at or below it; false (and no file) when every sample is empty.
+   */
+  static boolean cdf(String title, String xLabel, Map<String, List<Double>> samples, Path png)
+      throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    XYChart chart =
+        new XYChartBuilder()
+            .width(800)
+            .height(480)
+            .title(title)
+            .xAxisTitle(xLabel)
+            .yAxisTitle("share of rounds at or below")
+            .build();
+    chart.getStyler().setXAxisMin(0.0);
+    chart.getStyler().setYAxisMin(0.0);
+    chart.getStyler().setYAxisMax(1.0);
+    chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+    chart.getStyler().setMarkerSize(5);
+    boolean any = false;
+    for (Map.Entry<String, List<Double>> e : samples.entrySet()) {
+      List<Double> v = new ArrayList<>(e.getValue());
+      if (v.isEmpty()) {
+        continue;
+      }
+      java.util.Collections.sort(v);
+      List<Double> ys = new ArrayList<>();
+      for (int i = 0; i < v.size(); i++) {
+        ys.add((i + 1) / (double) v.size());
+      }
+      chart
+          .addSeries(e.getKey(), v, ys)
+          .setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Step)
+          .setMarker(SeriesMarkers.CIRCLE);
+      any = true;
     }
     if (any) {
       BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);

@@ -38,6 +38,7 @@ public final class Run implements AutoCloseable {
   private @Nullable Path fsx;
   private int fsxSeeds;
   private long fsxOps;
+  private int failovers;
 
   Run(boolean quick, int rounds, Path work, Path out) {
     this.quick = quick;
@@ -54,6 +55,19 @@ public final class Run implements AutoCloseable {
     this.fsx = program;
     this.fsxSeeds = seeds;
     this.fsxOps = ops;
+  }
+
+  /** Sets what {@code --failovers} gave (experiment 11); 0 when not given. */
+  void failoverOptions(int kills) {
+    this.failovers = kills;
+  }
+
+  /**
+   * Leader kills per setting in experiment 11: {@code --failovers}, else {@code --rounds}, else the
+   * quick or full default.
+   */
+  public int failovers(int quickDefault, int fullDefault) {
+    return failovers > 0 ? failovers : rounds(quickDefault, fullDefault);
   }
 
   /** The fsx program given with {@code --fsx}, or null to look for it. */
