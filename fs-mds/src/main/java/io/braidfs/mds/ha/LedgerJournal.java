@@ -217,12 +217,13 @@ public final class LedgerJournal implements Journal {
         firstIndex,
         firstIndex + ledger.getLastAddConfirmed(),
         inFlight.size());
+    // The listener first: whoever sees a record fail may rely on the MDS knowing already.
+    if (!closed) {
+      onFailure.accept(cause);
+    }
     InFlight f;
     while ((f = inFlight.pollFirst()) != null) {
       f.future().completeExceptionally(cause);
-    }
-    if (!closed) {
-      onFailure.accept(cause);
     }
   }
 

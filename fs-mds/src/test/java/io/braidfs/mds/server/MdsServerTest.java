@@ -175,9 +175,13 @@ class MdsServerTest {
           c.callSync(at, RpcMethod.READ_DIR, ReadDirRequest.newBuilder().setPath("/a").build());
       assertThat(list.getEntriesList()).extracting(e -> e.getName()).containsExactly("b", "g");
       assertThat(list.getEntries(0).getType()).isEqualTo(FileType.FILE_TYPE_DIRECTORY);
-      OpenResponse opened =
-          c.callSync(at, RpcMethod.OPEN, OpenRequest.newBuilder().setPath("/a/g").build());
-      assertThat(opened.getChunkSetsCount()).isEqualTo(1);
+      // Until the holders register again, a reader is told to wait (BUSY, which clients retry)
+      // rather than given replicas without an address.
+      assertThatThrownBy(
+              () ->
+                  c.callSync(at, RpcMethod.OPEN, OpenRequest.newBuilder().setPath("/a/g").build()))
+          .satisfies(e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.BUSY))
+          .hasMessageContaining("have not registered with this MDS yet");
       assertThat(
               c.callSync(at, RpcMethod.STAT_FS, StatFsRequest.getDefaultInstance()).getInodeCount())
           .isEqualTo(4);
@@ -186,6 +190,9 @@ class MdsServerTest {
           c.callSync(at, RpcMethod.HEARTBEAT, HeartbeatRequest.newBuilder().setServerId(1).build());
       assertThat(hb.getRegisterAgain()).isTrue();
       List<Integer> servers = register(c, at, 3);
+      OpenResponse opened =
+          c.callSync(at, RpcMethod.OPEN, OpenRequest.newBuilder().setPath("/a/g").build());
+      assertThat(opened.getChunkSetsCount()).isEqualTo(1);
       c.callSync(
           at,
           RpcMethod.DELETE,
