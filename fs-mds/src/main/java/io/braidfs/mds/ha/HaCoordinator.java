@@ -209,23 +209,6 @@ public final class HaCoordinator implements Service {
     }
   }
 
-  /**
-   * Gives up leadership and rejoins the election at its end, so another replica leads (a
-   * maintenance failover).
-   */
-  public void yieldLeadership(LeaderLatchListener listener) throws IOException {
-    LeaderLatch l = latch;
-    latch = null;
-    if (l != null) {
-      try {
-        l.close(LeaderLatch.CloseMode.NOTIFY_LEADER);
-      } catch (IOException e) {
-        LOG.warn("{}: leaving the election: {}", id, e.toString());
-      }
-    }
-    elect(listener);
-  }
-
   /** Adds a listener for connection changes (SUSPENDED, LOST, RECONNECTED). */
   public void onConnectionChange(java.util.function.Consumer<ConnectionState> listener) {
     client().getConnectionStateListenable().addListener((c, s) -> listener.accept(s));
@@ -263,18 +246,6 @@ public final class HaCoordinator implements Service {
       throw e;
     } catch (Exception e) {
       throw zkFailure("raise the epoch", e);
-    }
-  }
-
-  /** The epoch now in ZooKeeper; 0 before the first leader. */
-  public long epoch() throws IOException {
-    try {
-      byte[] data = client().getData().forPath(root + "/epoch");
-      return ByteBuffer.wrap(data).getLong();
-    } catch (KeeperException.NoNodeException e) {
-      return 0;
-    } catch (Exception e) {
-      throw zkFailure("read the epoch", e);
     }
   }
 

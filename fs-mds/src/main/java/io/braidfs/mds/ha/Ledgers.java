@@ -187,11 +187,6 @@ public final class Ledgers implements Service {
         (recover ? "recover" : "open") + " journal ledger " + ledgerId);
   }
 
-  /** Deletes a ledger no longer needed. */
-  public void delete(long ledgerId) throws IOException {
-    await(bk().newDeleteLedgerOp().withLedgerId(ledgerId).execute(), "delete ledger " + ledgerId);
-  }
-
   /** Reads entries {@code first..last} of {@code handle} as records. */
   public List<JournalRecord> read(ReadHandle handle, long first, long last) throws IOException {
     List<JournalRecord> out = new ArrayList<>((int) (last - first + 1));
