@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.testing.MiniCluster;
+import io.netty.util.ResourceLeakDetector;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -46,10 +47,15 @@ class OutsideSuitesTest {
   private MiniCluster cluster;
   private BraidMount one;
   private BraidMount two;
+  private ResourceLeakDetector.Level leakLevel = ResourceLeakDetector.getLevel();
 
   @BeforeAll
   void mountTwice() throws IOException {
     FuseTesting.assumeFuse();
+    // Paranoid leak detection records a stack trace at every buffer access (80,000 a second
+    // here), which made fsx a third slower; sampled detection still reports a leak.
+    leakLevel = ResourceLeakDetector.getLevel();
+    ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.SIMPLE);
     // pjdfstest's tests run as other users too: they must reach the mounts through tmp.
     Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
     // One replica of each chunk: a read that fails has no other replica to fall back on, so a
@@ -84,6 +90,7 @@ class OutsideSuitesTest {
         }
       }
     }
+    ResourceLeakDetector.setLevel(leakLevel);
   }
 
   /** Copies a resource of this test to {@code tmp} and returns its path. */

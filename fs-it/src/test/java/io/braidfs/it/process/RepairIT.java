@@ -115,14 +115,16 @@ class RepairIT {
     Clients.Chunk chunk = Clients.locations(c, "client", "/scrub/file").get(0);
     String bad = serverAt(c, chunk.replicas().get(0));
     Path file = Clients.replicaFiles(c, bad, chunk).get(0);
-    ReadLoop reader = startReadLoop(c, "/scrub/file", FILE, "31");
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
       ch.write(ByteBuffer.wrap(new byte[] {(byte) 0xa5}), 4096);
     }
+    // Readers start only once the scrubber has spoken: a reader meeting the flipped byte first
+    // reports the replica itself, the MDS replaces it, and the scrubber never sees it.
     Await.until(
         "the scrubber of " + bad + " reports the flipped byte",
         HEAL,
         () -> c.process(bad).logCount(Pattern.compile("corrupt")) > 0);
+    ReadLoop reader = startReadLoop(c, "/scrub/file", FILE, "31");
     Await.until(
         "the replica on " + bad + " replaced",
         HEAL,
