@@ -105,6 +105,45 @@ public final class RpcConfigKeys implements ConfigKeySet {
           Duration.ofMinutes(10),
           "Time a closing server waits for in-flight requests before closing connections.");
 
+  public static final ConfigKey<Duration> CLIENT_IDLE_TIMEOUT =
+      ConfigKey.duration(
+          "braid.rpc.client.idle-timeout",
+          Duration.ofMinutes(1),
+          Duration.ZERO,
+          Duration.ofDays(1),
+          "A client closes a connection on which nothing was sent or received for this long and "
+              + "no call is in flight; the next call opens a new one. Keep it below the servers' "
+              + "braid.rpc.server.idle-timeout, so the client, not the server, ends an idle "
+              + "connection. 0 keeps connections open.");
+
+  public static final ConfigKey<Duration> SERVER_HANDSHAKE_TIMEOUT =
+      ConfigKey.duration(
+          "braid.rpc.server.handshake-timeout",
+          Duration.ofSeconds(10),
+          Duration.ofMillis(100),
+          Duration.ofHours(1),
+          "A connection whose Hello is not accepted within this time after it was opened is "
+              + "closed.");
+
+  public static final ConfigKey<Duration> SERVER_IDLE_TIMEOUT =
+      ConfigKey.duration(
+          "braid.rpc.server.idle-timeout",
+          Duration.ofMinutes(5),
+          Duration.ZERO,
+          Duration.ofDays(1),
+          "A server closes a connection on which nothing was sent or received for this long and "
+              + "no request is being handled, including one that stopped in the middle of a "
+              + "frame. 0 keeps connections open.");
+
+  public static final ConfigKey<Integer> SERVER_MAX_CONNECTIONS_PER_HOST =
+      ConfigKey.integer(
+          "braid.rpc.server.max-connections-per-host",
+          512,
+          0,
+          1_000_000,
+          "Open connections one address may hold to a server; a connection beyond it is closed "
+              + "at once. 0 means no limit.");
+
   private static final List<ConfigKey<?>> KEYS =
       List.of(
           TRANSPORT,
@@ -117,7 +156,11 @@ public final class RpcConfigKeys implements ConfigKeySet {
           CLIENT_IO_THREADS,
           SERVER_IO_THREADS,
           SERVER_MAX_INFLIGHT,
-          SERVER_SHUTDOWN_GRACE);
+          SERVER_SHUTDOWN_GRACE,
+          CLIENT_IDLE_TIMEOUT,
+          SERVER_HANDSHAKE_TIMEOUT,
+          SERVER_IDLE_TIMEOUT,
+          SERVER_MAX_CONNECTIONS_PER_HOST);
 
   /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
   public RpcConfigKeys() {}

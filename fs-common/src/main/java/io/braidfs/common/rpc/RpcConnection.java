@@ -22,6 +22,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.IOException;
@@ -97,6 +99,11 @@ public final class RpcConnection {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    long idle = client.options().clientIdleTimeout().toNanos();
+                    if (idle > 0) {
+                      ch.pipeline()
+                          .addLast("idle", new IdleStateHandler(0, 0, idle, TimeUnit.NANOSECONDS));
+                    }
                     ch.pipeline()
                         .addLast(
                             "decoder",
@@ -432,6 +439,22 @@ public final class RpcConnection {
     public void channelInactive(ChannelHandlerContext ctx) {
       closed();
       ctx.fireChannelInactive();
+    }
+
+    /**
+     * Ends a connection idle for {@code braid.rpc.client.idle-timeout} with nothing in flight,
+     * before the server's longer idle timeout could end it under a call being sent.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+      if (event instanceof IdleStateEvent) {
+        if (inflight.isEmpty() && outstanding() == 0 && isOpen()) {
+          LOG.debug("{}: closing idle connection to {}", client.name(), address);
+          close("connection to " + address + " closed after it was idle");
+        }
+        return;
+      }
+      ctx.fireUserEventTriggered(event);
     }
 
     @Override

@@ -17,6 +17,10 @@ import java.time.Duration;
  * @param serverIoThreads server event loops; 0 means the number of processors
  * @param serverMaxInflight per connection, requests being handled before the server stops reading
  * @param shutdownGrace how long close waits for event loops to finish
+ * @param clientIdleTimeout a client closes a connection idle this long; zero: never
+ * @param serverHandshakeTimeout a server closes a connection whose Hello is not accepted in time
+ * @param serverIdleTimeout a server closes a connection idle this long; zero: never
+ * @param serverMaxConnectionsPerHost open connections one address may hold; 0: no limit
  */
 public record RpcOptions(
     Transport.Choice transport,
@@ -29,7 +33,11 @@ public record RpcOptions(
     int clientIoThreads,
     int serverIoThreads,
     int serverMaxInflight,
-    Duration shutdownGrace) {
+    Duration shutdownGrace,
+    Duration clientIdleTimeout,
+    Duration serverHandshakeTimeout,
+    Duration serverIdleTimeout,
+    int serverMaxConnectionsPerHost) {
 
   public RpcOptions {
     positive("maxMessageBytes", maxMessageBytes);
@@ -42,8 +50,16 @@ public record RpcOptions(
     if (callTimeout.isNegative()
         || callTimeout.isZero()
         || connectTimeout.isNegative()
-        || spinWait.isNegative()) {
+        || spinWait.isNegative()
+        || clientIdleTimeout.isNegative()
+        || serverIdleTimeout.isNegative()
+        || serverHandshakeTimeout.isNegative()
+        || serverHandshakeTimeout.isZero()) {
       throw new IllegalArgumentException("timeouts must be positive");
+    }
+    if (serverMaxConnectionsPerHost < 0) {
+      throw new IllegalArgumentException(
+          "serverMaxConnectionsPerHost must be >= 0: " + serverMaxConnectionsPerHost);
     }
   }
 
@@ -65,7 +81,11 @@ public record RpcOptions(
         config.get(RpcConfigKeys.CLIENT_IO_THREADS),
         config.get(RpcConfigKeys.SERVER_IO_THREADS),
         config.get(RpcConfigKeys.SERVER_MAX_INFLIGHT),
-        config.get(RpcConfigKeys.SERVER_SHUTDOWN_GRACE));
+        config.get(RpcConfigKeys.SERVER_SHUTDOWN_GRACE),
+        config.get(RpcConfigKeys.CLIENT_IDLE_TIMEOUT),
+        config.get(RpcConfigKeys.SERVER_HANDSHAKE_TIMEOUT),
+        config.get(RpcConfigKeys.SERVER_IDLE_TIMEOUT),
+        config.get(RpcConfigKeys.SERVER_MAX_CONNECTIONS_PER_HOST));
   }
 
   private static void positive(String name, int value) {

@@ -9,6 +9,7 @@ import io.braidfs.common.lifecycle.LifeCycle;
 import io.braidfs.common.lifecycle.Service;
 import io.braidfs.common.rpc.internal.FrameDecoder;
 import io.braidfs.common.rpc.internal.FrameEncoder;
+import io.braidfs.common.rpc.internal.WarningLimiter;
 import io.braidfs.proto.PingRequest;
 import io.braidfs.proto.PingResponse;
 import io.netty.bootstrap.ServerBootstrap;
@@ -18,8 +19,10 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
@@ -54,6 +57,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class RpcServer implements Service {
   private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
+  private static final TimeUnit NANOS = TimeUnit.NANOSECONDS;
 
   private final String id;
   private final InetSocketAddress bindAddress;
@@ -69,6 +73,12 @@ public final class RpcServer implements Service {
   static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(1 << 20, 4 << 20);
 
   private final Map<Channel, ServerConnection> connections = new ConcurrentHashMap<>();
+
+  /** Open connections per peer address, for {@code braid.rpc.server.max-connections-per-host}. */
+  private final ConcurrentHashMap<InetAddress, Integer> perHost = new ConcurrentHashMap<>();
+
+  private final WarningLimiter warnings =
+      new WarningLimiter(LOG, TimeUnit.SECONDS.toNanos(10), System::nanoTime);
   private final AtomicInteger activeCalls = new AtomicInteger();
   // Set by start().
   private @Nullable EventLoopGroup acceptGroup;
@@ -131,13 +141,22 @@ public final class RpcServer implements Service {
                       reset(ch);
                       return;
                     }
+                    if (!admit(ch)) {
+                      return;
+                    }
+                    FrameDecoder decoder =
+                        FrameDecoder.forServer(
+                            options.maxMessageBytes(), options.maxPayloadBytes());
                     ServerConnection connection =
-                        new ServerConnection(RpcServer.this, ch, options.serverMaxInflight());
+                        new ServerConnection(
+                            RpcServer.this, ch, decoder, options.serverMaxInflight());
                     connections.put(ch, connection);
+                    long idle = options.serverIdleTimeout().toNanos();
+                    if (idle > 0) {
+                      ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, idle, NANOS));
+                    }
                     ch.pipeline()
-                        .addLast(
-                            "decoder",
-                            new FrameDecoder(options.maxMessageBytes(), options.maxPayloadBytes()))
+                        .addLast("decoder", decoder)
                         .addLast("encoder", FrameEncoder.INSTANCE)
                         .addLast("connection", connection);
                   }
@@ -186,6 +205,45 @@ public final class RpcServer implements Service {
 
   void connectionClosed(Channel channel) {
     connections.remove(channel);
+  }
+
+  /**
+   * Counts a new connection against its peer's limit; one over it is closed at once (with a
+   * rate-limited warning) and never gets a handler.
+   */
+  private boolean admit(SocketChannel ch) {
+    InetAddress peer = ch.remoteAddress().getAddress();
+    int now = perHost.merge(peer, 1, Integer::sum);
+    ch.closeFuture()
+        .addListener(f -> perHost.computeIfPresent(peer, (p, n) -> n > 1 ? n - 1 : null));
+    int limit = options.serverMaxConnectionsPerHost();
+    if (limit > 0 && now > limit) {
+      warnings.warn(
+          "per-host",
+          id
+              + ": refusing a connection from "
+              + peer.getHostAddress()
+              + ": it has "
+              + limit
+              + " open (braid.rpc.server.max-connections-per-host)");
+      reset(ch);
+      return false;
+    }
+    return true;
+  }
+
+  /** The number of open connections from {@code peer}. */
+  int connectionsFrom(InetAddress peer) {
+    return perHost.getOrDefault(peer, 0);
+  }
+
+  RpcOptions options() {
+    return options;
+  }
+
+  /** Where warnings about bad connections go: at most one of a kind every 10 s. */
+  WarningLimiter warnings() {
+    return warnings;
   }
 
   void callStarted() {

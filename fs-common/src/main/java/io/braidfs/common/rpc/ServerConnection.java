@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.rpc.internal.Frame;
+import io.braidfs.common.rpc.internal.FrameDecoder;
 import io.braidfs.common.rpc.internal.FrameError;
 import io.braidfs.common.rpc.internal.FrameHeader;
 import io.braidfs.common.rpc.internal.OutboundFrame;
@@ -14,10 +15,13 @@ import io.braidfs.proto.HelloResponse;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +42,12 @@ import org.slf4j.LoggerFactory;
  * down. Memory per connection stays bounded by the in-flight requests, the high water mark and one
  * read's worth of frames.
  *
+ * <p>Hostile peers: a connection whose Hello is not accepted within the handshake timeout is
+ * closed, and until then its frames are held to {@link FrameDecoder#BEFORE_HELLO_MAX_MESSAGE}; an
+ * idle connection (nothing read or written for the idle timeout, no request in handlers) is closed,
+ * which also ends one stalled in the middle of a frame. Warnings about bad connections are
+ * rate-limited per kind ({@link RpcServer#warnings()}).
+ *
  * <p>Thread-safety: Netty calls the handler methods on the channel's event loop; {@link #send} may
  * be called from any thread. The in-flight count is touched on the event loop only.
  */
@@ -46,6 +56,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   private final RpcServer server;
   private final Channel channel;
+  private final FrameDecoder decoder;
   private final OutboundQueue<OutboundFrame> out;
   private final int maxInflight;
   private volatile @Nullable CallerContext caller;
@@ -53,10 +64,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   private boolean closing;
   private boolean draining;
   private int inflight;
+  private @Nullable ScheduledFuture<?> handshakeTimer;
 
-  ServerConnection(RpcServer server, Channel channel, int maxInflight) {
+  ServerConnection(RpcServer server, Channel channel, FrameDecoder decoder, int maxInflight) {
     this.server = server;
     this.channel = channel;
+    this.decoder = decoder;
     this.maxInflight = maxInflight;
     this.out = new OutboundQueue<>(channel, this::beforeWrite, OutboundFrame::release);
   }
@@ -100,7 +113,45 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
     out.open();
+    long timeout = server.options().serverHandshakeTimeout().toNanos();
+    handshakeTimer =
+        ctx.executor().schedule(this::handshakeTimedOut, timeout, TimeUnit.NANOSECONDS);
     ctx.fireChannelActive();
+  }
+
+  private void handshakeTimedOut() {
+    if (caller != null || closing) {
+      return;
+    }
+    closing = true;
+    server
+        .warnings()
+        .warn(
+            "handshake",
+            server.id()
+                + ": closing connection from "
+                + channel.remoteAddress()
+                + ": no Hello accepted within "
+                + server.options().serverHandshakeTimeout().toMillis()
+                + " ms");
+    channel.close();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+    if (event instanceof IdleStateEvent) {
+      if (inflight == 0 && backlog.isEmpty() && !closing) {
+        closing = true;
+        LOG.debug(
+            "{}: closing connection from {}: idle for {} ms",
+            server.id(),
+            channel.remoteAddress(),
+            server.options().serverIdleTimeout().toMillis());
+        channel.close();
+      }
+      return;
+    }
+    ctx.fireUserEventTriggered(event);
   }
 
   @Override
@@ -116,6 +167,12 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     Frame frame = (Frame) msg;
+    if (caller == null && backlog.isEmpty() && frame.methodId() == RpcMethod.HELLO.id()) {
+      // At once, whatever the backlog's limits: the frames behind it are held to the limits
+      // before Hello until it is accepted.
+      handle(frame);
+      return;
+    }
     if (!backlog.isEmpty() || !canDispatch()) {
       backlog.add(frame);
       pump();
@@ -285,6 +342,11 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             hello.getUser(),
             hello.getGroupsList(),
             channel.remoteAddress());
+    decoder.helloAccepted();
+    if (handshakeTimer != null) {
+      handshakeTimer.cancel(false);
+      handshakeTimer = null;
+    }
     inflight++;
     send(
         OutboundFrame.response(
@@ -306,13 +368,20 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     closing = true;
-    LOG.warn(
-        "{}: closing connection from {}: {} ({}, call {})",
-        server.id(),
-        channel.remoteAddress(),
-        reason,
-        status,
-        callId);
+    server
+        .warnings()
+        .warn(
+            "refused",
+            server.id()
+                + ": closing connection from "
+                + channel.remoteAddress()
+                + ": "
+                + reason
+                + " ("
+                + status
+                + ", call "
+                + callId
+                + ")");
     if (callId == FrameError.NO_CALL_ID || !channel.isActive()) {
       channel.close();
       return;
@@ -330,6 +399,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     closing = true;
+    if (handshakeTimer != null) {
+      handshakeTimer.cancel(false);
+      handshakeTimer = null;
+    }
     Frame f;
     while ((f = backlog.poll()) != null) {
       f.release();

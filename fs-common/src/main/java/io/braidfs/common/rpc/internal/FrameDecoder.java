@@ -31,6 +31,15 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private final int maxMessage;
   private final int maxPayload;
 
+  /**
+   * The largest message a server accepts before the connection's Hello is accepted (a Hello needs a
+   * few hundred bytes); frames before then carry no payload. So a connection that has not said who
+   * it is can make the server buffer at most this much (a peer sending partial 16 MiB frames before
+   * any Hello once filled a data server's direct memory).
+   */
+  public static final int BEFORE_HELLO_MAX_MESSAGE = 64 << 10;
+
+  private boolean helloAccepted;
   private State state = State.HEADER;
   private int flags;
   private int methodId;
@@ -41,13 +50,32 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private int payloadLength;
 
   /**
-   * A decoder with these limits.
+   * A decoder with these limits from the first frame on (a client's: its server has no Hello to
+   * send).
    *
    * @param maxMessage the largest protobuf message accepted, in bytes
    * @param maxPayload the largest raw payload accepted, in bytes
    * @throws IllegalArgumentException if a limit is negative
    */
   public FrameDecoder(int maxMessage, int maxPayload) {
+    this(maxMessage, maxPayload, true);
+  }
+
+  /**
+   * A server's decoder: until {@link #helloAccepted()}, frames are held to {@link
+   * #BEFORE_HELLO_MAX_MESSAGE} and no payload; then to these limits.
+   */
+  public static FrameDecoder forServer(int maxMessage, int maxPayload) {
+    return new FrameDecoder(maxMessage, maxPayload, false);
+  }
+
+  /** Lifts the limits of a connection that has not said who it is. On the event loop. */
+  public void helloAccepted() {
+    helloAccepted = true;
+  }
+
+  private FrameDecoder(int maxMessage, int maxPayload, boolean helloAccepted) {
+    this.helloAccepted = helloAccepted;
     if (maxMessage < 0 || maxPayload < 0) {
       throw new IllegalArgumentException(
           "frame limits must be >= 0: message=" + maxMessage + ", payload=" + maxPayload);
@@ -125,6 +153,19 @@ public final class FrameDecoder extends ByteToMessageDecoder {
           methodId,
           Status.MALFORMED_FRAME,
           "unknown flags 0x" + Integer.toHexString(flags));
+    }
+    if (!helloAccepted && (message > BEFORE_HELLO_MAX_MESSAGE || payload > 0)) {
+      return new FrameError(
+          callId,
+          methodId,
+          Status.FRAME_TOO_LARGE,
+          "a frame of "
+              + message
+              + " + "
+              + payload
+              + " bytes before the Hello was accepted (at most "
+              + BEFORE_HELLO_MAX_MESSAGE
+              + " + 0)");
     }
     if (message > maxMessage) {
       return new FrameError(
