@@ -53,7 +53,18 @@ import org.slf4j.LoggerFactory;
 public final class MetadataClient implements ChunkService {
   private static final Logger LOG = LoggerFactory.getLogger(MetadataClient.class);
   private static final long MIN_BACKOFF_MS = 20;
-  private static final long MAX_BACKOFF_MS = 1000;
+
+  /**
+   * The longest pause between rounds while a failover may be under way: an election takes the
+   * ZooKeeper session timeout plus a fraction of a second, and every pause's remainder once the new
+   * leader serves is added to the client's failover time (a 1 s cap cost about 0.5 s).
+   */
+  private static final long FAILOVER_BACKOFF_MS = 250;
+
+  /** After this long without a leader it is no failover: pauses grow to {@link #MAX_BACKOFF_MS}. */
+  private static final long FAILOVER_WINDOW_NANOS = 15_000_000_000L;
+
+  private static final long MAX_BACKOFF_MS = 2000;
 
   private final RpcClient rpc;
   private final List<InetSocketAddress> addresses;
@@ -87,7 +98,8 @@ public final class MetadataClient implements ChunkService {
   public <Q extends Message, R extends Message> R call(RpcMethod<Q, R> method, Q request)
       throws IOException {
     long callId = rpc.newCallId();
-    long deadline = System.nanoTime() + failoverTimeout.toNanos();
+    long start = System.nanoTime();
+    long deadline = start + failoverTimeout.toNanos();
     int tried = 0;
     long backoff = MIN_BACKOFF_MS;
     ClusterMismatch refusal = null;
@@ -151,7 +163,11 @@ public final class MetadataClient implements ChunkService {
         // standbys hinting at each other during an election must not spin.
         if (tried % addresses.size() == 0) {
           sleep(Math.min(backoff, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
-          backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+          long cap =
+              System.nanoTime() - start < FAILOVER_WINDOW_NANOS
+                  ? FAILOVER_BACKOFF_MS
+                  : MAX_BACKOFF_MS;
+          backoff = Math.min(cap, backoff * 2);
         }
       }
     }
