@@ -12,13 +12,31 @@ import java.util.List;
  * @param user the user the client acts for
  * @param groups the user's groups
  * @param remoteAddress the peer's socket address
+ * @param principal the principal the peer authenticated as; empty where Hellos are taken as claimed
+ *     ({@code braid.security.authentication=simple})
  */
 public record CallerContext(
     byte[] clientId,
     String clientName,
     String user,
     List<String> groups,
-    SocketAddress remoteAddress) {
+    SocketAddress remoteAddress,
+    String principal) {
+  /** A caller whose Hello was taken as claimed. */
+  public CallerContext(
+      byte[] clientId,
+      String clientName,
+      String user,
+      List<String> groups,
+      SocketAddress remoteAddress) {
+    this(clientId, clientName, user, groups, remoteAddress, "");
+  }
+
+  /** Whether the peer proved who it is (Kerberos), rather than claimed it. */
+  public boolean authenticated() {
+    return !principal.isEmpty();
+  }
+
   public CallerContext {
     clientId = clientId.clone();
     groups = List.copyOf(groups);

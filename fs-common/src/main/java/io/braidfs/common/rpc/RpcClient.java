@@ -59,6 +59,7 @@ public final class RpcClient implements Service {
   private final byte[] clientId;
   private final RpcOptions options;
   private final @Nullable ExpectedCluster expectedCluster;
+  private final @Nullable HelloCredentials credentials;
   private final LifeCycle lifeCycle;
   private final AtomicLong callIds = new AtomicLong();
 
@@ -82,6 +83,7 @@ public final class RpcClient implements Service {
     this.clientId = b.clientId.clone();
     this.options = b.options;
     this.expectedCluster = b.expectedCluster;
+    this.credentials = b.credentials;
     this.lifeCycle = new LifeCycle(name);
   }
 
@@ -122,6 +124,13 @@ public final class RpcClient implements Service {
 
   public RpcOptions options() {
     return options;
+  }
+
+  /**
+   * What this client proves its identity with in its Hellos; null: nothing, the user is claimed.
+   */
+  public @Nullable HelloCredentials credentials() {
+    return credentials;
   }
 
   /** The cluster this client's servers must belong to, or null if they are not checked. */
@@ -322,6 +331,7 @@ public final class RpcClient implements Service {
     private byte[] clientId;
     private RpcOptions options = RpcOptions.defaults();
     private @Nullable ExpectedCluster expectedCluster;
+    private @Nullable HelloCredentials credentials;
 
     private Builder(String name) {
       if (name == null || name.isEmpty()) {
@@ -369,6 +379,16 @@ public final class RpcClient implements Service {
      */
     public Builder expectedCluster(ExpectedCluster expected) {
       this.expectedCluster = expected;
+      return this;
+    }
+
+    /**
+     * Proves this client's identity in every Hello with {@code credentials} (Kerberos, see {@code
+     * io.braidfs.common.security}); each connection then waits for its Hello's answer, which must
+     * prove the server's identity, before it sends calls. Null (the default): the user is claimed.
+     */
+    public Builder credentials(@Nullable HelloCredentials credentials) {
+      this.credentials = credentials;
       return this;
     }
 

@@ -74,10 +74,17 @@ public final class RpcConnection {
   private volatile Status closeStatus = Status.UNAVAILABLE;
   private volatile @Nullable Throwable closeCause;
 
+  /** Set when the server refused the Hello: the calls behind it were not run. */
+  private volatile boolean helloRefused;
+
   /** Whether calls are written: from the connect on, or once the Hello passed the cluster check. */
   private volatile boolean ready;
 
   private volatile @Nullable HelloResponse hello;
+
+  /** This connection's authentication, if the client has credentials; set before connecting. */
+  private final HelloCredentials.@Nullable Handshake handshake;
+
   private @Nullable ScheduledFuture<?> sweeper; // event loop only
   private final Runnable releaseSlot;
 
@@ -87,6 +94,18 @@ public final class RpcConnection {
     this.loop = loop;
     this.slots = new Semaphore(client.options().maxOutstanding());
     this.releaseSlot = slots::release;
+    HelloCredentials credentials = client.credentials();
+    HelloCredentials.Handshake h = null;
+    if (credentials != null) {
+      try {
+        // Here, on the caller's thread: it may ask the KDC for a ticket.
+        h = credentials.begin(address);
+      } catch (IOException e) {
+        closeStatus = Status.NOT_AUTHENTICATED;
+        closeReason = "cannot authenticate to " + address + ": " + e.getMessage();
+      }
+    }
+    this.handshake = h;
     Bootstrap bootstrap =
         template
             .clone(loop)
@@ -119,7 +138,9 @@ public final class RpcConnection {
     this.out = new OutboundQueue<>(channel, this::beforeWrite, this::drop);
     connect.addListener(
         f -> {
-          if (f.isSuccess()) {
+          if (f.isSuccess() && closeReason != null) {
+            channel.close(); // no credential for this server: nothing is sent
+          } else if (f.isSuccess()) {
             connected();
           } else {
             closeReason = "cannot connect to " + address + ": " + f.cause().getMessage();
@@ -266,6 +287,8 @@ public final class RpcConnection {
             .setClientName(client.name())
             .setUser(client.user())
             .addAllGroups(client.groups())
+            .setGssToken(
+                handshake == null ? ByteString.EMPTY : ByteString.copyFrom(handshake.token()))
             .build();
     long deadline = System.nanoTime() + client.options().callTimeout().toNanos();
     PendingCall<HelloRequest, HelloResponse> call =
@@ -281,10 +304,20 @@ public final class RpcConnection {
                             && error.getCause() != null
                         ? error.getCause()
                         : error);
+            helloRefused = true;
             close("hello to " + address + " failed: " + error.getMessage());
             return;
           }
           HelloResponse answer = response.message();
+          if (handshake != null) {
+            try {
+              handshake.verify(answer.getGssToken().toByteArray());
+            } catch (IOException e) {
+              closeStatus = Status.NOT_AUTHENTICATED;
+              close(address + " did not prove its identity: " + e.getMessage());
+              return;
+            }
+          }
           hello = answer;
           ClusterMismatch refused =
               expected == null
@@ -299,13 +332,13 @@ public final class RpcConnection {
             return;
           }
           LOG.debug("{}: connected to {}", client.name(), answer.getServerId());
-          if (expected != null) {
+          if (expected != null || handshake != null) {
             ready = true;
             out.open();
           }
         });
     channel.writeAndFlush(beforeWrite(call), channel.voidPromise());
-    if (expected == null) {
+    if (expected == null && handshake == null) {
       // No check: the calls follow the Hello without waiting for its answer.
       ready = true;
       out.open();
@@ -397,9 +430,14 @@ public final class RpcConnection {
       sweeper = null;
     }
     for (PendingCall<?, ?> call : calls) {
-      call.fail(
-          Status.UNAVAILABLE,
-          closeReason + "; " + call.method + " may or may not have been applied");
+      if (helloRefused) {
+        // A server runs nothing behind a refused Hello (docs/protocol.md section 2).
+        call.fail(closeStatus, closeReason + "; " + call.method + " was not run", closeCause);
+      } else {
+        call.fail(
+            Status.UNAVAILABLE,
+            closeReason + "; " + call.method + " may or may not have been applied");
+      }
     }
     out.dropAll();
   }

@@ -63,6 +63,7 @@ public final class RpcServer implements Service {
   private final InetSocketAddress bindAddress;
   private final RpcOptions options;
   private final Supplier<String> clusterId;
+  private final @Nullable HelloAuthenticator authenticator;
   private final Map<Integer, Registration<?, ?>> registrations;
   private final LifeCycle lifeCycle;
 
@@ -101,6 +102,7 @@ public final class RpcServer implements Service {
     this.bindAddress = builder.bindAddress;
     this.options = builder.options;
     this.clusterId = builder.clusterId;
+    this.authenticator = builder.authenticator;
     this.registrations = Map.copyOf(builder.registrations);
     this.lifeCycle = new LifeCycle(id);
   }
@@ -239,6 +241,11 @@ public final class RpcServer implements Service {
 
   RpcOptions options() {
     return options;
+  }
+
+  /** How Hellos are authenticated; null: as claimed. */
+  @Nullable HelloAuthenticator authenticator() {
+    return authenticator;
   }
 
   /** Where warnings about bad connections go: at most one of a kind every 10 s. */
@@ -403,6 +410,7 @@ public final class RpcServer implements Service {
     private InetSocketAddress bindAddress = new InetSocketAddress("127.0.0.1", 0);
     private RpcOptions options = RpcOptions.defaults();
     private Supplier<String> clusterId = () -> "";
+    private @Nullable HelloAuthenticator authenticator;
     private final Map<Integer, Registration<?, ?>> registrations = new HashMap<>();
 
     private Builder(String id) {
@@ -430,6 +438,15 @@ public final class RpcServer implements Service {
      */
     public Builder clusterId(Supplier<String> clusterId) {
       this.clusterId = clusterId;
+      return this;
+    }
+
+    /**
+     * Authenticates every Hello with {@code authenticator}; null (the default) takes the Hello's
+     * user and groups as claimed.
+     */
+    public Builder authenticator(@Nullable HelloAuthenticator authenticator) {
+      this.authenticator = authenticator;
       return this;
     }
 

@@ -1,8 +1,10 @@
 package io.braidfs.common.rpc;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.internal.Frame;
 import io.braidfs.common.rpc.internal.FrameDecoder;
 import io.braidfs.common.rpc.internal.FrameError;
@@ -335,13 +337,31 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
           "client id must be " + RpcClient.CLIENT_ID_BYTES + " bytes");
       return;
     }
+    HelloAuthenticator authenticator = server.authenticator();
+    HelloAuthenticator.Identity who;
+    if (authenticator == null) {
+      who =
+          new HelloAuthenticator.Identity(hello.getUser(), hello.getGroupsList(), "", new byte[0]);
+    } else {
+      try {
+        who = authenticator.authenticate(hello, channel.remoteAddress());
+      } catch (IOException e) {
+        refuse(
+            callId,
+            RpcMethod.HELLO.id(),
+            StatusExceptions.statusOf(e),
+            String.valueOf(e.getMessage()));
+        return;
+      }
+    }
     caller =
         new CallerContext(
             hello.getClientId().toByteArray(),
             hello.getClientName(),
-            hello.getUser(),
-            hello.getGroupsList(),
-            channel.remoteAddress());
+            who.user(),
+            who.groups(),
+            channel.remoteAddress(),
+            who.principal());
     decoder.helloAccepted();
     if (handshakeTimer != null) {
       handshakeTimer.cancel(false);
@@ -358,6 +378,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                 .setProtocolVersion(FrameHeader.VERSION) // the highest both sides speak
                 .setServerId(server.id())
                 .setClusterId(server.clusterId())
+                .setUser(who.user())
+                .setGssToken(ByteString.copyFrom(who.replyToken()))
                 .build(),
             null));
   }

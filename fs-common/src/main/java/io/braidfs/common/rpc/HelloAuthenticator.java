@@ -1,0 +1,40 @@
+package io.braidfs.common.rpc;
+
+import io.braidfs.proto.HelloRequest;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.util.List;
+
+/**
+ * Decides whom a connection's Hello speaks for, on a server that authenticates its peers (see
+ * {@code io.braidfs.common.security}). Without one, a server takes the Hello's user and groups as
+ * claimed.
+ *
+ * <p>Thread-safety: implementations must be thread-safe; called on event loops, once per
+ * connection.
+ */
+public interface HelloAuthenticator {
+  /**
+   * Who the peer is.
+   *
+   * @param user the user its requests act as
+   * @param groups that user's groups, primary first
+   * @param principal the authenticated principal, for logs and for servers' peer checks
+   * @param replyToken what the Hello answer carries back for the client to authenticate the server
+   */
+  record Identity(String user, List<String> groups, String principal, byte[] replyToken) {
+    public Identity {
+      groups = List.copyOf(groups);
+      replyToken = replyToken.clone();
+    }
+  }
+
+  /**
+   * Authenticates a Hello.
+   *
+   * @throws IOException carrying {@code NOT_AUTHENTICATED} (no or a bad credential) or {@code
+   *     PERMISSION_DENIED} (authenticated, but claiming another user); the connection is then
+   *     answered with that status and closed
+   */
+  Identity authenticate(HelloRequest hello, SocketAddress remote) throws IOException;
+}

@@ -1,0 +1,77 @@
+package io.braidfs.common.security;
+
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.rpc.HelloAuthenticator;
+import io.braidfs.common.rpc.HelloCredentials;
+import java.io.IOException;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Builds what the {@code braid.security.*} keys ask for: a server's {@link HelloAuthenticator} and
+ * a client's (or a server's, for the calls it makes) {@link HelloCredentials}; both null with
+ * {@code SIMPLE} authentication.
+ *
+ * <p>Thread-safety: stateless.
+ */
+public final class Security {
+  private Security() {}
+
+  /** Whether {@code config} asks for Kerberos. */
+  public static boolean kerberos(BraidConfig config) {
+    return config.get(SecurityConfigKeys.AUTHENTICATION)
+        == SecurityConfigKeys.Authentication.KERBEROS;
+  }
+
+  /**
+   * The authenticator of a server on {@code host} (which replaces {@code _HOST} in its principal),
+   * or null with SIMPLE authentication.
+   *
+   * @throws IOException NOT_AUTHENTICATED if the server cannot log in from its keytab
+   * @throws IllegalArgumentException if the auth_to_local rules or the group list do not parse
+   */
+  public static @Nullable HelloAuthenticator serverAuthenticator(
+      BraidConfig config, String serverId, String host) throws IOException {
+    if (!kerberos(config)) {
+      return null;
+    }
+    KerberosLogin.useKrb5Conf(config.get(SecurityConfigKeys.KERBEROS_KRB5_CONF));
+    KerberosNameMapper names =
+        KerberosNameMapper.parse(
+            config.get(SecurityConfigKeys.AUTH_TO_LOCAL), KerberosLogin.defaultRealm());
+    return KerberosAuthenticator.login(
+        serverId,
+        ownPrincipal(config, host),
+        config.get(SecurityConfigKeys.KERBEROS_KEYTAB),
+        names,
+        GroupLookup.parse(config.get(SecurityConfigKeys.GROUPS)));
+  }
+
+  /**
+   * The credentials of a process on {@code host} calling servers, or null with SIMPLE
+   * authentication: from the keytab if one is set, else from the ticket cache.
+   *
+   * @throws IOException NOT_AUTHENTICATED if the log-in fails (no ticket: kinit first)
+   */
+  public static @Nullable HelloCredentials clientCredentials(BraidConfig config, String host)
+      throws IOException {
+    if (!kerberos(config)) {
+      return null;
+    }
+    KerberosLogin.useKrb5Conf(config.get(SecurityConfigKeys.KERBEROS_KRB5_CONF));
+    return new KerberosCredentials(
+        KerberosLogin.login(
+            ownPrincipal(config, host),
+            config.get(SecurityConfigKeys.KERBEROS_KEYTAB),
+            config.get(SecurityConfigKeys.KERBEROS_TICKET_CACHE),
+            false),
+        config.get(SecurityConfigKeys.KERBEROS_SERVER_PRINCIPAL),
+        KerberosLogin.defaultRealm());
+  }
+
+  private static String ownPrincipal(BraidConfig config, String host) {
+    return config
+        .get(SecurityConfigKeys.KERBEROS_PRINCIPAL)
+        .replace("_HOST", host.toLowerCase(Locale.ROOT));
+  }
+}

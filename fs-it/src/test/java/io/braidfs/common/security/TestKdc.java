@@ -1,0 +1,82 @@
+package io.braidfs.common.security;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import org.apache.kerby.kerberos.kerb.KrbException;
+import org.apache.kerby.kerberos.kerb.client.KrbClient;
+import org.apache.kerby.kerberos.kerb.server.SimpleKdcServer;
+import org.apache.kerby.kerberos.kerb.type.ticket.TgtTicket;
+
+/**
+ * A real Kerberos KDC (Apache Kerby's, as Hadoop's MiniKdc) on a free loopback TCP port, in its own
+ * directory: principals, keytabs, "kinit" ticket caches and the krb5.conf pointing at it.
+ */
+final class TestKdc implements AutoCloseable {
+  static final String REALM = "BRAID.TEST";
+
+  private final SimpleKdcServer kdc;
+  private final Path dir;
+
+  private TestKdc(SimpleKdcServer kdc, Path dir) {
+    this.kdc = kdc;
+    this.dir = dir;
+  }
+
+  static TestKdc start(Path dir) throws Exception {
+    for (int attempt = 0; ; attempt++) {
+      SimpleKdcServer kdc = new SimpleKdcServer();
+      kdc.setWorkDir(dir.toFile());
+      kdc.setKdcHost("localhost");
+      kdc.setKdcRealm(REALM);
+      kdc.setAllowUdp(false);
+      kdc.setKdcTcpPort(freePort());
+      try {
+        kdc.init();
+        kdc.start();
+        return new TestKdc(kdc, dir);
+      } catch (KrbException e) {
+        // another process took the port between the probe and the bind
+        if (attempt >= 5 || !(e.getCause() instanceof BindException)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** The krb5.conf that names this KDC (written by the KDC at start). */
+  String krb5Conf() {
+    return dir.resolve("krb5.conf").toString();
+  }
+
+  /** A new principal (e.g. "braid/localhost", "alice") with random keys, in a keytab of its own. */
+  String keytab(String principal) throws KrbException {
+    File f = dir.resolve(principal.replace('/', '_') + ".keytab").toFile();
+    kdc.createAndExportPrincipals(f, principal);
+    return f.getPath();
+  }
+
+  /** A new principal with a password, logged in as a user's kinit would: its ticket cache. */
+  String ticketCache(String principal, String password) throws KrbException {
+    kdc.createPrincipal(principal, password);
+    KrbClient client = kdc.getKrbClient();
+    TgtTicket tgt = client.requestTgt(principal + "@" + REALM, password);
+    File cache = dir.resolve(principal + ".ccache").toFile();
+    client.storeTicket(tgt, cache);
+    return cache.getPath();
+  }
+
+  @Override
+  public void close() throws KrbException {
+    kdc.stop();
+  }
+}
