@@ -22,6 +22,7 @@ import io.braidfs.common.rpc.ExpectedCluster;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
+import io.braidfs.common.security.Security;
 import io.braidfs.proto.AccessRequest;
 import io.braidfs.proto.Attributes;
 import io.braidfs.proto.ContentSummaryRequest;
@@ -143,6 +144,8 @@ public final class BraidClient implements AutoCloseable {
             .user(b.user)
             .groups(groups)
             .options(RpcOptions.from(b.config))
+            // With Kerberos: proves the user in each Hello (the user must be the ticket's).
+            .credentials(Security.clientCredentials(b.config, "localhost"))
             // Servers of another cluster are refused, so failover never leaves this cluster.
             .expectedCluster(ExpectedCluster.pinFirst(options.clusterId()))
             .build();

@@ -9,6 +9,7 @@ import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
+import io.braidfs.common.security.Security;
 import io.braidfs.dataserver.store.ChunkStore;
 import io.braidfs.dataserver.store.DataDirStatus;
 import io.braidfs.dataserver.store.Replica;
@@ -143,6 +144,7 @@ public final class DataServer implements Service {
         RpcClient.builder(TokenGate.PEER_PREFIX + id)
             .user("braid")
             .options(options)
+            .credentials(Security.clientCredentials(config, bind.getHostString()))
             // Once registered, this server refuses an MDS (or peer) of another cluster (MdsLink).
             .expectedCluster(ExpectedCluster.following(s::clusterId))
             .build();
@@ -180,6 +182,7 @@ public final class DataServer implements Service {
         RpcServer.builder(id)
             .bind(bind)
             .options(options)
+            .authenticator(Security.serverAuthenticator(config, id, bind.getHostString()))
             .clusterId(s::clusterId)
             .handle(RpcMethod.WRITE_CHUNK, writes::write, null)
             .handle(RpcMethod.SYNC_CHUNK, writes::sync, null)

@@ -82,6 +82,14 @@ public final class SecurityConfigKeys implements ConfigKeySet {
               + "separated by ';'. A user not listed gets the groups the operating system lists "
               + "for that name (id -Gn), else none. The groups a client names are ignored.");
 
+  public static final ConfigKey<String> SERVICE_USERS =
+      ConfigKey.string(
+          "braid.security.service-users",
+          "braid",
+          "With Kerberos, the users (after auth_to_local) the cluster's own servers run as, "
+              + "comma-separated: only they may register as a data server, heartbeat or report "
+              + "chunks to the MDS, and so receive the token signing keys.");
+
   private static final List<ConfigKey<?>> KEYS =
       List.of(
           AUTHENTICATION,
@@ -91,7 +99,8 @@ public final class SecurityConfigKeys implements ConfigKeySet {
           KERBEROS_SERVER_PRINCIPAL,
           KERBEROS_KRB5_CONF,
           AUTH_TO_LOCAL,
-          GROUPS);
+          GROUPS,
+          SERVICE_USERS);
 
   /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
   public SecurityConfigKeys() {}

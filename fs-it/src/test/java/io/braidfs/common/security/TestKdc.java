@@ -27,6 +27,7 @@ final class TestKdc implements AutoCloseable {
   }
 
   static TestKdc start(Path dir) throws Exception {
+    java.nio.file.Files.createDirectories(dir);
     for (int attempt = 0; ; attempt++) {
       SimpleKdcServer kdc = new SimpleKdcServer();
       kdc.setWorkDir(dir.toFile());

@@ -1,5 +1,7 @@
 package io.braidfs.mds.server;
 
+import com.google.protobuf.Message;
+import io.braidfs.common.rpc.RpcHandler;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.mds.journal.Journal;
@@ -29,15 +31,26 @@ final class ClusterHandlers {
 
   private final Replicator replicator;
 
-  ClusterHandlers(Namespace ns, ClusterOps ops, Journal journal, Replicator replicator) {
+  private final ServicePeers peers;
+
+  ClusterHandlers(
+      Namespace ns, ClusterOps ops, Journal journal, Replicator replicator, ServicePeers peers) {
+    this.peers = peers;
     this.replicator = replicator;
     this.ns = ns;
     this.ops = ops;
     this.journal = journal;
   }
 
+  /** Every ClusterService method is for the cluster's own servers only ({@link ServicePeers}). */
+  private <Q extends Message, R extends Message> void handle(
+      RpcServer.Builder b, RpcMethod<Q, R> method, RpcHandler<Q, R> handler, Executor executor) {
+    b.handle(method, peers.only(handler), executor);
+  }
+
   void register(RpcServer.Builder b, Executor readPool, Executor mutationThread) {
-    b.handle(
+    handle(
+        b,
         RpcMethod.REGISTER_DATA_SERVER,
         c -> {
           var response = ops.register(c.request(), c.caller().remoteAddress());
@@ -51,7 +64,8 @@ final class ClusterHandlers {
           c.reply(response);
         },
         readPool);
-    b.handle(
+    handle(
+        b,
         RpcMethod.HEARTBEAT,
         c -> {
           Mutation m = ns.newMutation();
@@ -71,15 +85,17 @@ final class ClusterHandlers {
           MutationRunner.afterDurable(journal, c, () -> c.reply(response));
         },
         mutationThread);
-    b.handle(
+    handle(
+        b,
         RpcMethod.CHUNK_REPORT,
         c -> {
           replicator.requestChunks(ops.reports().fullReport(c.request()));
           c.reply(ChunkReportResponse.getDefaultInstance());
         },
         readPool);
-    b.handle(RpcMethod.CONFIRM_CHUNKS, c -> c.reply(ops.confirmChunks(c.request())), readPool);
-    b.handle(
+    handle(b, RpcMethod.CONFIRM_CHUNKS, c -> c.reply(ops.confirmChunks(c.request())), readPool);
+    handle(
+        b,
         RpcMethod.REPORT_CORRUPT_REPLICAS,
         c -> {
           replicator.requestChunks(
@@ -90,7 +106,8 @@ final class ClusterHandlers {
           c.reply(ReportCorruptReplicasResponse.getDefaultInstance());
         },
         readPool);
-    b.handle(
+    handle(
+        b,
         RpcMethod.REPLICA_CHANGES,
         c -> {
           replicator.requestChunks(ops.reports().changes(c.request()));

@@ -9,6 +9,7 @@ import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.common.rpc.ServerCall;
+import io.braidfs.common.security.Security;
 import io.braidfs.mds.ha.EmbeddedBookie;
 import io.braidfs.mds.ha.HaCoordinator;
 import io.braidfs.mds.ha.LedgerJournal;
@@ -156,8 +157,12 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
    * A server answering every MDS method NOT_LEADER, with the leader's address when known, but for
    * HaStatus, which it answers.
    */
-  private RpcServer standbyServer(InetSocketAddress bind) {
-    RpcServer.Builder b = RpcServer.builder(id).bind(bind).options(RpcOptions.from(config));
+  private RpcServer standbyServer(InetSocketAddress bind) throws IOException {
+    RpcServer.Builder b =
+        RpcServer.builder(id)
+            .bind(bind)
+            .options(RpcOptions.from(config))
+            .authenticator(Security.serverAuthenticator(config, id, bind.getHostString()));
     // A standby names the cluster its store follows (none before it applied the format record).
     b.clusterId(
         () -> {

@@ -10,6 +10,7 @@ import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
+import io.braidfs.common.security.Security;
 import io.braidfs.mds.cluster.AdminState;
 import io.braidfs.mds.cluster.ChunkPlacement;
 import io.braidfs.mds.cluster.DataServer;
@@ -212,14 +213,21 @@ public final class MdsServer implements Service {
     NamespaceWrites writes = new NamespaceWrites(ns);
     FileWrites files = new FileWrites(ns, writes, reads);
     RpcOptions rpcOptions = RpcOptions.from(config);
-    RpcServer.Builder b = RpcServer.builder(id).bind(bind).options(rpcOptions);
+    RpcServer.Builder b =
+        RpcServer.builder(id)
+            .bind(bind)
+            .options(rpcOptions)
+            .authenticator(Security.serverAuthenticator(config, id, bind.getHostString()));
     b.clusterId(ns::clusterId); // Hello names the cluster: clients refuse another cluster's MDS
     ScheduledExecutorService mon =
         Executors.newSingleThreadScheduledExecutor(named("monitor", true).single());
     monitor = mon;
     Replication replication = new Replication(ns, config.get(NamespaceConfigKeys.MAX_REPLICATION));
     RpcClient replicatorRpc =
-        RpcClient.builder("braid-" + id + "-replicator").options(RpcOptions.from(config)).build();
+        RpcClient.builder("braid-" + id + "-replicator")
+            .options(RpcOptions.from(config))
+            .credentials(Security.clientCredentials(config, bind.getHostString()))
+            .build();
     Replicator rep =
         new Replicator(
             id,
@@ -249,7 +257,8 @@ public final class MdsServer implements Service {
             chunks -> rep.requestChunks(chunks),
             clusterOps.reports())
         .register(b, readPool, mutationThread);
-    new ClusterHandlers(ns, clusterOps, j, rep).register(b, readPool, mutationThread);
+    new ClusterHandlers(ns, clusterOps, j, rep, ServicePeers.from(config))
+        .register(b, readPool, mutationThread);
     new AdminHandlers(admin, rep, j, ns, new HaAdmin(this, id, ha != null))
         .register(b, readPool, mutationThread);
     RpcServer server = b.build();

@@ -1,0 +1,182 @@
+package io.braidfs.common.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.braidfs.client.BraidClient;
+import io.braidfs.client.BraidInputStream;
+import io.braidfs.client.BraidOutputStream;
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.HelloCredentials;
+import io.braidfs.common.rpc.RpcClient;
+import io.braidfs.common.rpc.RpcMethod;
+import io.braidfs.dataserver.DataServer;
+import io.braidfs.proto.HeartbeatRequest;
+import io.braidfs.proto.PingRequest;
+import io.braidfs.proto.RegisterDataServerRequest;
+import io.braidfs.testing.MiniCluster;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A whole cluster (an MDS, three data servers) with Kerberos against a real KDC (issue 28): the
+ * data servers register with their service principal, users reach the MDS and the data servers with
+ * their own tickets, and nobody without a ticket, or with a user's ticket where a server's is
+ * needed, gets anything.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class KerberosClusterTest {
+  @TempDir static Path dir;
+
+  private TestKdc kdc;
+  private MiniCluster cluster;
+  private final Map<String, String> keytabs = new HashMap<>();
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  @BeforeAll
+  void start() throws Exception {
+    kdc = TestKdc.start(dir.resolve("kdc"));
+    String service = kdc.keytab("braid/localhost");
+    for (String user : List.of("alice", "bob", "root")) {
+      keytabs.put(user, kdc.keytab(user));
+    }
+    cluster =
+        MiniCluster.builder(dir.resolve("cluster"))
+            .dataServers(3)
+            .config(SecurityConfigKeys.AUTHENTICATION.name(), "KERBEROS")
+            .config(SecurityConfigKeys.KERBEROS_KRB5_CONF.name(), kdc.krb5Conf())
+            .config(
+                SecurityConfigKeys.KERBEROS_PRINCIPAL.name(), "braid/localhost@" + TestKdc.REALM)
+            .config(SecurityConfigKeys.KERBEROS_KEYTAB.name(), service)
+            // The servers' addresses are IP addresses: one principal names them all.
+            .config(SecurityConfigKeys.KERBEROS_SERVER_PRINCIPAL.name(), "braid/localhost")
+            .config(SecurityConfigKeys.GROUPS.name(), "alice=staff;bob=staff")
+            .build();
+    cluster.start(); // returns once every data server registered, with its service ticket
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
+    }
+    cluster.close();
+    kdc.close();
+  }
+
+  private Map<String, String> as(String user) {
+    return Map.of(
+        SecurityConfigKeys.AUTHENTICATION.name(),
+        "KERBEROS",
+        SecurityConfigKeys.KERBEROS_KRB5_CONF.name(),
+        kdc.krb5Conf(),
+        SecurityConfigKeys.KERBEROS_PRINCIPAL.name(),
+        user + "@" + TestKdc.REALM,
+        SecurityConfigKeys.KERBEROS_KEYTAB.name(),
+        keytabs.get(user),
+        SecurityConfigKeys.KERBEROS_SERVER_PRINCIPAL.name(),
+        "braid/localhost");
+  }
+
+  private HelloCredentials credentials(String user) throws IOException {
+    return Security.clientCredentials(BraidConfig.fromMap(as(user)), "localhost");
+  }
+
+  @Test
+  void usersWorkWithTheirOwnFilesThroughTheMdsAndTheDataServers() throws IOException {
+    BraidClient root = cluster.newBraidClient("root", as("root"));
+    root.mkdirs("/home/alice", 0755);
+    root.setOwner("/home/alice", "alice", "staff");
+
+    BraidClient alice = cluster.newBraidClient("alice", as("alice"));
+    byte[] data = "written with a Kerberos ticket".getBytes(StandardCharsets.UTF_8);
+    try (BraidOutputStream out = alice.create("/home/alice/f")) {
+      out.write(data);
+    }
+    try (BraidInputStream in = alice.open("/home/alice/f")) {
+      assertThat(in.readAllBytes()).isEqualTo(data);
+    }
+    assertThat(alice.stat("/home/alice/f").user()).isEqualTo("alice");
+
+    // Bob is authenticated too, and the permission checks hold against him.
+    BraidClient bob = cluster.newBraidClient("bob", as("bob"));
+    assertThatThrownBy(() -> bob.create("/home/alice/g").close())
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED));
+  }
+
+  @Test
+  void aliceCannotClaimToBeBobOrRoot() {
+    for (String other : List.of("bob", "root")) {
+      assertThatThrownBy(() -> cluster.newBraidClient(other, as("alice")).stat("/"))
+          .satisfies(
+              e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED))
+          .hasMessageContaining("may not act as " + other);
+    }
+  }
+
+  @Test
+  void aClientWithoutATicketIsRefusedByTheMdsAndByEveryDataServer() {
+    RpcClient plain = RpcClient.builder("plain").user("root").build();
+    closeables.add(plain);
+    plain.start();
+    List<InetSocketAddress> servers = new ArrayList<>();
+    servers.add(cluster.mdsAddress());
+    for (DataServer d : cluster.runningDataServers()) {
+      servers.add(d.address());
+    }
+    assertThat(servers).hasSize(4);
+    for (InetSocketAddress server : servers) {
+      assertThatThrownBy(
+              () -> plain.callSync(server, RpcMethod.PING, PingRequest.getDefaultInstance()))
+          .as("%s", server)
+          .satisfies(
+              e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.NOT_AUTHENTICATED))
+          .hasMessageContaining("requires Kerberos");
+    }
+  }
+
+  @Test
+  void aUsersTicketDoesNotMakeADataServerNorGetTheSigningKeys() throws IOException {
+    RpcClient mallory =
+        RpcClient.builder("rogue-ds").user("alice").credentials(credentials("alice")).build();
+    closeables.add(mallory);
+    mallory.start();
+    // Authenticated as alice: a user's calls work ...
+    mallory.callSync(cluster.mdsAddress(), RpcMethod.PING, PingRequest.getDefaultInstance());
+    // ... but not a data server's: no registration, and no heartbeat answer with the keys.
+    assertThatThrownBy(
+            () ->
+                mallory.callSync(
+                    cluster.mdsAddress(),
+                    RpcMethod.HEARTBEAT,
+                    HeartbeatRequest.newBuilder()
+                        .setServerId(cluster.runningDataServers().get(0).serverId())
+                        .build()))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED))
+        .hasMessageContaining("cluster's own servers");
+    assertThatThrownBy(
+            () ->
+                mallory.callSync(
+                    cluster.mdsAddress(),
+                    RpcMethod.REGISTER_DATA_SERVER,
+                    RegisterDataServerRequest.newBuilder().setHost("10.0.0.66").setPort(1).build()))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED));
+    assertThat(cluster.runningDataServers()).hasSize(3);
+  }
+}
