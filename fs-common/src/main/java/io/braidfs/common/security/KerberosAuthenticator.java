@@ -5,7 +5,9 @@ import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.HelloAuthenticator;
 import io.braidfs.proto.HelloRequest;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.List;
 import javax.security.auth.Subject;
 import org.ietf.jgss.GSSContext;
 import org.ietf.jgss.GSSCredential;
@@ -28,13 +30,19 @@ public final class KerberosAuthenticator implements HelloAuthenticator {
   private final GSSCredential acceptor;
   private final KerberosNameMapper names;
   private final GroupLookup groups;
+  private final ProxyUsers proxies;
 
   private KerberosAuthenticator(
-      String serverId, GSSCredential acceptor, KerberosNameMapper names, GroupLookup groups) {
+      String serverId,
+      GSSCredential acceptor,
+      KerberosNameMapper names,
+      GroupLookup groups,
+      ProxyUsers proxies) {
     this.serverId = serverId;
     this.acceptor = acceptor;
     this.names = names;
     this.groups = groups;
+    this.proxies = proxies;
   }
 
   /**
@@ -48,7 +56,8 @@ public final class KerberosAuthenticator implements HelloAuthenticator {
       String principal,
       String keytab,
       KerberosNameMapper names,
-      GroupLookup groups)
+      GroupLookup groups,
+      ProxyUsers proxies)
       throws IOException {
     if (keytab.isEmpty()) {
       throw StatusExceptions.toIOException(
@@ -70,7 +79,7 @@ public final class KerberosAuthenticator implements HelloAuthenticator {
                       GSSCredential.INDEFINITE_LIFETIME,
                       KerberosLogin.KRB5,
                       GSSCredential.ACCEPT_ONLY));
-      return new KerberosAuthenticator(serverId, acceptor, names, groups);
+      return new KerberosAuthenticator(serverId, acceptor, names, groups, proxies);
     } catch (GSSException e) {
       throw StatusExceptions.toIOException(
           Status.NOT_AUTHENTICATED,
@@ -121,17 +130,27 @@ public final class KerberosAuthenticator implements HelloAuthenticator {
     }
     String claimed = hello.getUser();
     if (!claimed.isEmpty() && !claimed.equals(user)) {
-      throw StatusExceptions.toIOException(
-          Status.PERMISSION_DENIED,
-          serverId
-              + ": "
-              + principal
-              + " (user "
-              + user
-              + ") may not act as "
-              + claimed
-              + "; the Hello names another user than the one authenticated",
-          null);
+      // A proxy user (a gateway acting for its users) within its rules; anyone else is refused.
+      List<String> theirs = groups.groupsOf(claimed);
+      String refusal =
+          remote instanceof InetSocketAddress a
+              ? proxies.refusal(user, claimed, theirs, a.getAddress())
+              : "the connection has no IP address";
+      if (refusal != null) {
+        throw StatusExceptions.toIOException(
+            Status.PERMISSION_DENIED,
+            serverId
+                + ": "
+                + principal
+                + " (user "
+                + user
+                + ") may not act as "
+                + claimed
+                + ": "
+                + refusal,
+            null);
+      }
+      return new Identity(claimed, theirs, principal, reply == null ? new byte[0] : reply);
     }
     return new Identity(
         user, groups.groupsOf(user), principal, reply == null ? new byte[0] : reply);

@@ -44,7 +44,8 @@ public final class Security {
         ownPrincipal(config, host),
         config.get(SecurityConfigKeys.KERBEROS_KEYTAB),
         names,
-        GroupLookup.parse(config.get(SecurityConfigKeys.GROUPS)));
+        GroupLookup.parse(config.get(SecurityConfigKeys.GROUPS)),
+        ProxyUsers.parse(config.get(SecurityConfigKeys.PROXY_USERS)));
   }
 
   /**

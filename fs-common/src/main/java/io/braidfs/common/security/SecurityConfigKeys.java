@@ -90,6 +90,15 @@ public final class SecurityConfigKeys implements ConfigKeySet {
               + "comma-separated: only they may register as a data server, heartbeat or report "
               + "chunks to the MDS, and so receive the token signing keys.");
 
+  public static final ConfigKey<String> PROXY_USERS =
+      ConfigKey.string(
+          "braid.security.proxy-users",
+          "",
+          "With Kerberos, which services may act for other users (Hadoop's proxy users): rules "
+              + "separated by ';', each a user name and hosts=, users=, groups= lists (comma-"
+              + "separated, or *), e.g. 'gateway hosts=10.1.0.0/16 groups=staff'. Empty: nobody "
+              + "acts for another user.");
+
   private static final List<ConfigKey<?>> KEYS =
       List.of(
           AUTHENTICATION,
@@ -100,7 +109,8 @@ public final class SecurityConfigKeys implements ConfigKeySet {
           KERBEROS_KRB5_CONF,
           AUTH_TO_LOCAL,
           GROUPS,
-          SERVICE_USERS);
+          SERVICE_USERS,
+          PROXY_USERS);
 
   /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
   public SecurityConfigKeys() {}

@@ -43,6 +43,7 @@ class KerberosHelloTest {
   private TestKdc kdc;
   private String serverKeytab;
   private String aliceKeytab;
+  private String gatewayKeytab;
   private String bobCache;
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private RpcServer server;
@@ -52,6 +53,7 @@ class KerberosHelloTest {
     kdc = TestKdc.start(dir);
     serverKeytab = kdc.keytab("braid/localhost");
     aliceKeytab = kdc.keytab("alice");
+    gatewayKeytab = kdc.keytab("gateway");
     bobCache = kdc.ticketCache("bob", "bob's password");
   }
 
@@ -218,6 +220,54 @@ class KerberosHelloTest {
       in.readFully(header);
       return Status.fromCode(ByteBuffer.wrap(header).getShort(6) & 0xFFFF);
     }
+  }
+
+  private HelloCredentials gateway() throws IOException {
+    return Security.clientCredentials(
+        kerberos()
+            .set(SecurityConfigKeys.KERBEROS_PRINCIPAL, "gateway@" + TestKdc.REALM)
+            .set(SecurityConfigKeys.KERBEROS_KEYTAB, gatewayKeytab)
+            .build(),
+        "localhost");
+  }
+
+  @Test
+  void aProxyUserActsForOthersOnlyWithinItsRules() throws IOException {
+    InetSocketAddress srv =
+        startServer(
+            kerberos()
+                .set(SecurityConfigKeys.GROUPS, "carol=staff; dave=guests")
+                .set(
+                    SecurityConfigKeys.PROXY_USERS,
+                    "gateway hosts=127.0.0.0/8 users=alice groups=staff; "
+                        + "elsewhere hosts=10.9.9.9 users=*"));
+    // By user and by group, from an allowed host: the connection acts for the user.
+    assertThat(whoAmI(client("alice", gateway()), srv))
+        .isEqualTo("alice::gateway@" + TestKdc.REALM);
+    assertThat(whoAmI(client("carol", gateway()), srv))
+        .isEqualTo("carol:staff:gateway@" + TestKdc.REALM);
+    // Neither listed nor in a listed group.
+    RpcClient forDave = client("dave", gateway());
+    assertThatThrownBy(() -> whoAmI(forDave, srv))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED))
+        .hasMessageContaining("gateway may not act for dave");
+    // A user with no rule is no proxy at all.
+    RpcClient aliceForDave = client("dave", alice());
+    assertThatThrownBy(() -> whoAmI(aliceForDave, srv))
+        .hasMessageContaining("alice is not a proxy user");
+  }
+
+  @Test
+  void aProxyUserIsRefusedFromAHostOutsideItsRule() throws IOException {
+    InetSocketAddress srv =
+        startServer(
+            kerberos().set(SecurityConfigKeys.PROXY_USERS, "gateway hosts=10.9.9.0/24 users=*"));
+    RpcClient c = client("alice", gateway());
+    assertThatThrownBy(() -> whoAmI(c, srv))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED))
+        .hasMessageContaining("only from its hosts, not from 127.0.0.1");
   }
 
   @Test
