@@ -155,7 +155,8 @@ public final class DataServer implements Service {
             id,
             config.get(DataServerConfigKeys.TOKEN_CLOCK_SKEW),
             s::maxEpochSeen,
-            System::currentTimeMillis);
+            System::currentTimeMillis,
+            Security.servicePeer(config));
     gate = g;
     CopyThrottle throttle =
         new CopyThrottle(

@@ -16,6 +16,7 @@ import io.braidfs.proto.SigningKeys;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,9 +26,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Two relaxations, each safe by construction. A request forwarded down a write chain comes from
  * the previous data server, not the client; that server has already matched the token to its
  * client, so a peer's request is checked against the token's own client id. (Peers are recognised
- * by their Hello name, {@link #PEER_PREFIX}; peer authentication arrives with the cluster secret.)
- * And a replica remembers the file generation it was written under: a token of an older generation
- * is refused (the file was truncated or replaced since), one of a newer generation is accepted (the
+ * by their Hello name, {@link #PEER_PREFIX}, and, with Kerberos, only if they authenticated as one
+ * of the cluster's service users; a user's client naming itself like a peer gains nothing.) And a
+ * replica remembers the file generation it was written under: a token of an older generation is
+ * refused (the file was truncated or replaced since), one of a newer generation is accepted (the
  * MDS issued it after the change, and a truncate has already cut the replica through its version).
  *
  * <p>Thread-safety: thread-safe; the keys are swapped atomically.
@@ -40,10 +42,21 @@ final class TokenGate {
   private final Duration clockSkew;
   private final LongSupplier minEpoch;
   private final LongSupplier clock;
+  private final Predicate<CallerContext> servicePeer;
   private volatile @Nullable TokenVerifier verifier;
 
-  TokenGate(String id, Duration clockSkew, LongSupplier minEpoch, LongSupplier clockMillis) {
+  /**
+   * @param servicePeer whether a caller proved it is one of the cluster's servers (always true
+   *     without authentication, where the Hello name decides alone)
+   */
+  TokenGate(
+      String id,
+      Duration clockSkew,
+      LongSupplier minEpoch,
+      LongSupplier clockMillis,
+      Predicate<CallerContext> servicePeer) {
     this.id = id;
+    this.servicePeer = servicePeer;
     this.clockSkew = clockSkew;
     this.minEpoch = minEpoch;
     this.clock = clockMillis;
@@ -75,7 +88,8 @@ final class TokenGate {
     TokenVerifier.Result r = v.verify(token, now, request(client, chunk, replicaGeneration, mode));
     CapabilityToken t = r.token();
     if (t != null && (r.outcome() == Outcome.WRONG_CLIENT || r.outcome() == Outcome.WRONG_FILE)) {
-      ClientId who = caller.clientName().startsWith(PEER_PREFIX) ? t.clientId() : client;
+      boolean peer = caller.clientName().startsWith(PEER_PREFIX) && servicePeer.test(caller);
+      ClientId who = peer ? t.clientId() : client;
       long generation =
           t.fileId() == chunk.inodeId()
               ? Math.max(replicaGeneration, t.fileGeneration())

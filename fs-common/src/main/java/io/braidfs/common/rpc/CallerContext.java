@@ -1,6 +1,10 @@
 package io.braidfs.common.rpc;
 
 import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -30,6 +34,26 @@ public record CallerContext(
       List<String> groups,
       SocketAddress remoteAddress) {
     this(clientId, clientName, user, groups, remoteAddress, "");
+  }
+
+  /**
+   * The client id of an authenticated connection: its Hello's id bound to the principal and user it
+   * proved (the first 16 bytes of SHA-256 over the three), so that every server derives the same id
+   * for the same client, and a capability token issued to one principal's client does not work for
+   * another principal claiming the same client id.
+   */
+  public static byte[] boundClientId(byte[] claimed, String principal, String user) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      sha.update(claimed);
+      sha.update((byte) 0);
+      sha.update(principal.getBytes(StandardCharsets.UTF_8));
+      sha.update((byte) 0);
+      sha.update(user.getBytes(StandardCharsets.UTF_8));
+      return Arrays.copyOf(sha.digest(), claimed.length);
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError("every JDK has SHA-256", e);
+    }
   }
 
   /** Whether the peer proved who it is (Kerberos), rather than claimed it. */

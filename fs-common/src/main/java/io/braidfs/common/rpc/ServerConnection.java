@@ -354,9 +354,14 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         return;
       }
     }
+    byte[] clientId = hello.getClientId().toByteArray();
+    if (!who.principal().isEmpty()) {
+      // Tokens and leases are keyed by client id: an authenticated one is bound to its principal.
+      clientId = CallerContext.boundClientId(clientId, who.principal(), who.user());
+    }
     caller =
         new CallerContext(
-            hello.getClientId().toByteArray(),
+            clientId,
             hello.getClientName(),
             who.user(),
             who.groups(),

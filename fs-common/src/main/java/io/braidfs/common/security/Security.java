@@ -1,10 +1,15 @@
 package io.braidfs.common.security;
 
 import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.rpc.CallerContext;
 import io.braidfs.common.rpc.HelloAuthenticator;
 import io.braidfs.common.rpc.HelloCredentials;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -68,6 +73,28 @@ public final class Security {
             false),
         config.get(SecurityConfigKeys.KERBEROS_SERVER_PRINCIPAL),
         KerberosLogin.defaultRealm());
+  }
+
+  /**
+   * Which callers are the cluster's own servers: with Kerberos, those authenticated as one of
+   * {@code braid.security.service-users}; with SIMPLE authentication nothing is proven, so this
+   * answers true for everyone and callers fall back on what the peer claims.
+   */
+  public static Predicate<CallerContext> servicePeer(BraidConfig config) {
+    if (!kerberos(config)) {
+      return c -> true;
+    }
+    Set<String> users =
+        Arrays.stream(config.get(SecurityConfigKeys.SERVICE_USERS).split(","))
+            .map(String::trim)
+            .filter(u -> !u.isEmpty())
+            .collect(Collectors.toUnmodifiableSet());
+    return c -> c.authenticated() && users.contains(c.user());
+  }
+
+  /** The users of {@code braid.security.service-users}, for messages. */
+  public static String serviceUsers(BraidConfig config) {
+    return config.get(SecurityConfigKeys.SERVICE_USERS);
   }
 
   private static String ownPrincipal(BraidConfig config, String host) {

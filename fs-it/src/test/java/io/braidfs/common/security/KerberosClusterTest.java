@@ -13,9 +13,14 @@ import io.braidfs.common.rpc.HelloCredentials;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.dataserver.DataServer;
+import io.braidfs.proto.ChunkLocation;
+import io.braidfs.proto.GetChunkLocationsRequest;
+import io.braidfs.proto.GetChunkLocationsResponse;
 import io.braidfs.proto.HeartbeatRequest;
 import io.braidfs.proto.PingRequest;
+import io.braidfs.proto.ReadChunkRequest;
 import io.braidfs.proto.RegisterDataServerRequest;
+import io.braidfs.proto.ReplicaLocation;
 import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -116,6 +121,64 @@ class KerberosClusterTest {
     assertThatThrownBy(() -> bob.create("/home/alice/g").close())
         .satisfies(
             e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED));
+  }
+
+  @Test
+  void aCapabilityTokenWorksOnlyForThePrincipalItWasIssuedTo() throws IOException {
+    BraidClient root = cluster.newBraidClient("root", as("root"));
+    root.mkdirs("/tokens", 0777);
+    root.setPermission("/tokens", 0777); // past the umask
+    BraidClient alice = cluster.newBraidClient("alice", as("alice"));
+    byte[] data = new byte[4096];
+    new java.util.Random(5).nextBytes(data);
+    try (BraidOutputStream out = alice.create("/tokens/private")) {
+      out.write(data);
+    }
+    alice.setPermission("/tokens/private", 0600);
+
+    // Alice's token for her file, taken by a client whose client id bob then claims too.
+    byte[] clientId = new byte[16];
+    new java.util.Random(6).nextBytes(clientId);
+    RpcClient aliceRaw =
+        RpcClient.builder("alice-raw")
+            .user("alice")
+            .clientId(clientId)
+            .credentials(credentials("alice"))
+            .build();
+    closeables.add(aliceRaw);
+    aliceRaw.start();
+    GetChunkLocationsResponse where =
+        aliceRaw.callSync(
+            cluster.mdsAddress(),
+            RpcMethod.GET_CHUNK_LOCATIONS,
+            GetChunkLocationsRequest.newBuilder()
+                .setPath("/tokens/private")
+                .setLength(data.length)
+                .build());
+    ChunkLocation chunk = where.getChunkSets(0).getChunks(0);
+    ReplicaLocation replica = chunk.getReplicas(0);
+    InetSocketAddress ds = new InetSocketAddress(replica.getHost(), replica.getPort());
+    ReadChunkRequest read =
+        ReadChunkRequest.newBuilder()
+            .setChunk(chunk.getId())
+            .setVersion(chunk.getVersion())
+            .setLength(data.length)
+            .setToken(where.getToken())
+            .build();
+    aliceRaw.callSync(ds, RpcMethod.READ_CHUNK, read); // hers: it works
+
+    // Bob, with the same client id, the token, and a client name of a data server: refused.
+    RpcClient thief =
+        RpcClient.builder("braid-ds-thief")
+            .user("bob")
+            .clientId(clientId)
+            .credentials(credentials("bob"))
+            .build();
+    closeables.add(thief);
+    thief.start();
+    assertThatThrownBy(() -> thief.callSync(ds, RpcMethod.READ_CHUNK, read))
+        .satisfies(e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.INVALID_TOKEN))
+        .hasMessageContaining("WRONG_CLIENT");
   }
 
   @Test

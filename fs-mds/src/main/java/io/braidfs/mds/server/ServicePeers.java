@@ -1,16 +1,13 @@
 package io.braidfs.mds.server;
 
+import com.google.protobuf.Message;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.rpc.CallerContext;
 import io.braidfs.common.rpc.RpcHandler;
-import io.braidfs.common.rpc.ServerCall;
 import io.braidfs.common.security.Security;
-import io.braidfs.common.security.SecurityConfigKeys;
-import java.io.IOException;
-import java.util.Arrays;
-import java.util.Set;
-import java.util.stream.Collectors;
+import java.util.function.Predicate;
 
 /**
  * Who may make the calls only the cluster's own servers make (registering as a data server,
@@ -22,45 +19,38 @@ import java.util.stream.Collectors;
  */
 final class ServicePeers {
   private final boolean required;
-  private final Set<String> users;
+  private final Predicate<CallerContext> peer;
+  private final String users;
 
-  private ServicePeers(boolean required, Set<String> users) {
+  private ServicePeers(boolean required, Predicate<CallerContext> peer, String users) {
     this.required = required;
-    this.users = Set.copyOf(users);
+    this.peer = peer;
+    this.users = users;
   }
 
   static ServicePeers from(BraidConfig config) {
     return new ServicePeers(
-        Security.kerberos(config),
-        Arrays.stream(config.get(SecurityConfigKeys.SERVICE_USERS).split(","))
-            .map(String::trim)
-            .filter(u -> !u.isEmpty())
-            .collect(Collectors.toSet()));
+        Security.kerberos(config), Security.servicePeer(config), Security.serviceUsers(config));
   }
 
   /** {@code handler}, refusing callers that are not the cluster's servers first. */
-  <Q extends com.google.protobuf.Message, R extends com.google.protobuf.Message>
-      RpcHandler<Q, R> only(RpcHandler<Q, R> handler) {
+  <Q extends Message, R extends Message> RpcHandler<Q, R> only(RpcHandler<Q, R> handler) {
     if (!required) {
       return handler;
     }
     return call -> {
-      check(call);
+      if (!peer.test(call.caller())) {
+        throw StatusExceptions.toIOException(
+            Status.PERMISSION_DENIED,
+            call.method()
+                + " is for the cluster's own servers (braid.security.service-users: "
+                + users
+                + "); "
+                + call.caller()
+                + " is not one",
+            null);
+      }
       handler.handle(call);
     };
-  }
-
-  private void check(ServerCall<?, ?> call) throws IOException {
-    if (!call.caller().authenticated() || !users.contains(call.caller().user())) {
-      throw StatusExceptions.toIOException(
-          Status.PERMISSION_DENIED,
-          call.method()
-              + " is for the cluster's own servers (braid.security.service-users: "
-              + String.join(",", users)
-              + "); "
-              + call.caller()
-              + " is not one",
-          null);
-    }
   }
 }
