@@ -55,7 +55,7 @@ class KerberosClusterTest {
   void start() throws Exception {
     kdc = TestKdc.start(dir.resolve("kdc"));
     String service = kdc.keytab("braid/localhost");
-    for (String user : List.of("alice", "bob", "root")) {
+    for (String user : List.of("alice", "bob", "root", "braid/elsewhere")) {
       keytabs.put(user, kdc.keytab(user));
     }
     cluster =
@@ -179,6 +179,40 @@ class KerberosClusterTest {
     assertThatThrownBy(() -> thief.callSync(ds, RpcMethod.READ_CHUNK, read))
         .satisfies(e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.INVALID_TOKEN))
         .hasMessageContaining("WRONG_CLIENT");
+  }
+
+  @Test
+  void anotherServersCredentialsCannotTakeOverADataServersId() throws IOException {
+    // A service principal (user braid), but not the one data server 1 registered with.
+    RpcClient other =
+        RpcClient.builder("braid-ds-other")
+            .user("braid")
+            .credentials(credentials("braid/elsewhere"))
+            .build();
+    closeables.add(other);
+    other.start();
+    int victim = cluster.runningDataServers().get(0).serverId();
+    assertThatThrownBy(
+            () ->
+                other.callSync(
+                    cluster.mdsAddress(),
+                    RpcMethod.HEARTBEAT,
+                    HeartbeatRequest.newBuilder().setServerId(victim).build()))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED))
+        .hasMessageContaining("registered as braid/localhost@" + TestKdc.REALM);
+    assertThatThrownBy(
+            () ->
+                other.callSync(
+                    cluster.mdsAddress(),
+                    RpcMethod.REGISTER_DATA_SERVER,
+                    RegisterDataServerRequest.newBuilder()
+                        .setServerId(victim)
+                        .setHost("127.0.0.1")
+                        .setPort(1)
+                        .build()))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED));
   }
 
   @Test

@@ -54,6 +54,7 @@ final class ClusterHandlers {
         RpcMethod.REGISTER_DATA_SERVER,
         c -> {
           var response = ops.register(c.request(), c.caller().remoteAddress());
+          peers.registered(response.getServerId(), c.caller());
           replicator.retryWaiting(); // a server more may take copies that found no target
           LOG.info(
               "{}: data server {} registered at {}:{}",
