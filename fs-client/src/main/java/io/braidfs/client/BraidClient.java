@@ -23,6 +23,7 @@ import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.security.Security;
+import io.braidfs.common.security.Tls;
 import io.braidfs.proto.AccessRequest;
 import io.braidfs.proto.Attributes;
 import io.braidfs.proto.ContentSummaryRequest;
@@ -146,6 +147,7 @@ public final class BraidClient implements AutoCloseable {
             .options(RpcOptions.from(b.config))
             // With Kerberos: proves the user in each Hello (the user must be the ticket's).
             .credentials(Security.clientCredentials(b.config, "localhost"))
+            .tls(Tls.forClient(b.config, name))
             // Servers of another cluster are refused, so failover never leaves this cluster.
             .expectedCluster(ExpectedCluster.pinFirst(options.clusterId()))
             .build();

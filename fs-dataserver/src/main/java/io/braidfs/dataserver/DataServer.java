@@ -10,6 +10,7 @@ import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.common.security.Security;
+import io.braidfs.common.security.Tls;
 import io.braidfs.dataserver.store.ChunkStore;
 import io.braidfs.dataserver.store.DataDirStatus;
 import io.braidfs.dataserver.store.Replica;
@@ -145,6 +146,7 @@ public final class DataServer implements Service {
             .user("braid")
             .options(options)
             .credentials(Security.clientCredentials(config, bind.getHostString()))
+            .tls(Tls.forServer(config, id))
             // Once registered, this server refuses an MDS (or peer) of another cluster (MdsLink).
             .expectedCluster(ExpectedCluster.following(s::clusterId))
             .build();
@@ -184,6 +186,7 @@ public final class DataServer implements Service {
             .bind(bind)
             .options(options)
             .authenticator(Security.serverAuthenticator(config, id, bind.getHostString()))
+            .tls(Tls.forServer(config, id))
             .clusterId(s::clusterId)
             .handle(RpcMethod.WRITE_CHUNK, writes::write, null)
             .handle(RpcMethod.SYNC_CHUNK, writes::sync, null)

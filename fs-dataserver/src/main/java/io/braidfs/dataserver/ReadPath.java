@@ -71,7 +71,8 @@ final class ReadPath {
             view.close();
             call.reply(answer.build());
           } else {
-            call.reply(answer.build(), view.region());
+            // Zero-copy unless the connection is encrypted: TLS must see the bytes.
+            call.reply(answer.build(), call.encrypted() ? view.read(call.alloc()) : view.region());
           }
         });
   }

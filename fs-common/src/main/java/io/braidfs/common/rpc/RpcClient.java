@@ -60,6 +60,7 @@ public final class RpcClient implements Service {
   private final RpcOptions options;
   private final @Nullable ExpectedCluster expectedCluster;
   private final @Nullable HelloCredentials credentials;
+  private final @Nullable ChannelTls tls;
   private final LifeCycle lifeCycle;
   private final AtomicLong callIds = new AtomicLong();
 
@@ -84,6 +85,7 @@ public final class RpcClient implements Service {
     this.options = b.options;
     this.expectedCluster = b.expectedCluster;
     this.credentials = b.credentials;
+    this.tls = b.tls;
     this.lifeCycle = new LifeCycle(name);
   }
 
@@ -131,6 +133,11 @@ public final class RpcClient implements Service {
    */
   public @Nullable HelloCredentials credentials() {
     return credentials;
+  }
+
+  /** How this client's connections are encrypted; null: plaintext. */
+  public @Nullable ChannelTls tls() {
+    return tls;
   }
 
   /** The cluster this client's servers must belong to, or null if they are not checked. */
@@ -332,6 +339,7 @@ public final class RpcClient implements Service {
     private RpcOptions options = RpcOptions.defaults();
     private @Nullable ExpectedCluster expectedCluster;
     private @Nullable HelloCredentials credentials;
+    private @Nullable ChannelTls tls;
 
     private Builder(String name) {
       if (name == null || name.isEmpty()) {
@@ -389,6 +397,12 @@ public final class RpcClient implements Service {
      */
     public Builder credentials(@Nullable HelloCredentials credentials) {
       this.credentials = credentials;
+      return this;
+    }
+
+    /** Encrypts every connection with {@code tls}; null (the default): plaintext. */
+    public Builder tls(@Nullable ChannelTls tls) {
+      this.tls = tls;
       return this;
     }
 

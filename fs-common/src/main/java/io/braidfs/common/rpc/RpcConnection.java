@@ -11,6 +11,7 @@ import io.braidfs.common.rpc.internal.FrameError;
 import io.braidfs.common.rpc.internal.FrameHeader;
 import io.braidfs.common.rpc.internal.OutboundFrame;
 import io.braidfs.common.rpc.internal.OutboundQueue;
+import io.braidfs.common.rpc.internal.TlsFailure;
 import io.braidfs.proto.HelloRequest;
 import io.braidfs.proto.HelloResponse;
 import io.netty.bootstrap.Bootstrap;
@@ -118,6 +119,14 @@ public final class RpcConnection {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    ChannelTls tls = client.tls();
+                    if (tls != null) {
+                      ch.pipeline()
+                          .addLast(
+                              "tls",
+                              tls.clientHandler(
+                                  ch.alloc(), address.getHostString(), address.getPort()));
+                    }
                     long idle = client.options().clientIdleTimeout().toNanos();
                     if (idle > 0) {
                       ch.pipeline()
@@ -497,6 +506,16 @@ public final class RpcConnection {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      String tls = TlsFailure.reason(cause);
+      if (tls != null) {
+        // The server could not be authenticated or refused this client: nothing was run, and
+        // trying again will not help.
+        LOG.warn("{}: TLS with {} failed: {}", client.name(), address, tls);
+        closeStatus = Status.NOT_AUTHENTICATED;
+        helloRefused = true;
+        close("TLS with " + address + " failed: " + tls);
+        return;
+      }
       if (cause instanceof IOException) {
         LOG.debug("{}: connection to {} failed: {}", client.name(), address, cause.toString());
       } else {

@@ -64,6 +64,7 @@ public final class RpcServer implements Service {
   private final RpcOptions options;
   private final Supplier<String> clusterId;
   private final @Nullable HelloAuthenticator authenticator;
+  private final @Nullable ChannelTls tls;
   private final Map<Integer, Registration<?, ?>> registrations;
   private final LifeCycle lifeCycle;
 
@@ -103,6 +104,7 @@ public final class RpcServer implements Service {
     this.options = builder.options;
     this.clusterId = builder.clusterId;
     this.authenticator = builder.authenticator;
+    this.tls = builder.tls;
     this.registrations = Map.copyOf(builder.registrations);
     this.lifeCycle = new LifeCycle(id);
   }
@@ -153,6 +155,10 @@ public final class RpcServer implements Service {
                         new ServerConnection(
                             RpcServer.this, ch, decoder, options.serverMaxInflight());
                     connections.put(ch, connection);
+                    ChannelTls t = tls;
+                    if (t != null) {
+                      ch.pipeline().addLast("tls", t.serverHandler(ch.alloc()));
+                    }
                     long idle = options.serverIdleTimeout().toNanos();
                     if (idle > 0) {
                       ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, idle, NANOS));
@@ -411,6 +417,7 @@ public final class RpcServer implements Service {
     private RpcOptions options = RpcOptions.defaults();
     private Supplier<String> clusterId = () -> "";
     private @Nullable HelloAuthenticator authenticator;
+    private @Nullable ChannelTls tls;
     private final Map<Integer, Registration<?, ?>> registrations = new HashMap<>();
 
     private Builder(String id) {
@@ -447,6 +454,12 @@ public final class RpcServer implements Service {
      */
     public Builder authenticator(@Nullable HelloAuthenticator authenticator) {
       this.authenticator = authenticator;
+      return this;
+    }
+
+    /** Encrypts every connection with {@code tls}; null (the default): plaintext. */
+    public Builder tls(@Nullable ChannelTls tls) {
+      this.tls = tls;
       return this;
     }
 

@@ -5,6 +5,7 @@ import io.braidfs.common.error.Status;
 import io.braidfs.common.rpc.internal.OutboundFrame;
 import io.braidfs.proto.ErrorInfo;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.FileRegion;
 import io.netty.util.ReferenceCountUtil;
@@ -74,6 +75,19 @@ public final class ServerCall<Q extends Message, R extends Message> {
     ByteBuf p = payload;
     payload = Unpooled.EMPTY_BUFFER;
     return p;
+  }
+
+  /**
+   * Whether the connection is encrypted (TLS): a payload must then be a {@code ByteBuf}, as a
+   * zero-copy {@code FileRegion} would bypass the encryption.
+   */
+  public boolean encrypted() {
+    return connection.encrypted();
+  }
+
+  /** The allocator for a payload of this call's answer. */
+  public ByteBufAllocator alloc() {
+    return connection.alloc();
   }
 
   /** Who sent the request, as established by the connection's Hello. */

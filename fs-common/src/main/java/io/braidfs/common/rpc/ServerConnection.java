@@ -11,6 +11,7 @@ import io.braidfs.common.rpc.internal.FrameError;
 import io.braidfs.common.rpc.internal.FrameHeader;
 import io.braidfs.common.rpc.internal.OutboundFrame;
 import io.braidfs.common.rpc.internal.OutboundQueue;
+import io.braidfs.common.rpc.internal.TlsFailure;
 import io.braidfs.proto.ErrorInfo;
 import io.braidfs.proto.HelloRequest;
 import io.braidfs.proto.HelloResponse;
@@ -83,6 +84,15 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   RpcServer server() {
     return server;
+  }
+
+  boolean encrypted() {
+    return channel.pipeline().get("tls") != null;
+  }
+
+  /** The allocator of this connection's buffers. */
+  io.netty.buffer.ByteBufAllocator alloc() {
+    return channel.alloc();
   }
 
   /** Queues a response (taking ownership); safe from any thread. */
@@ -441,7 +451,13 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    if (!closing) {
+    String tls = TlsFailure.reason(cause);
+    if (!closing && tls != null) {
+      closing = true;
+      server
+          .warnings()
+          .warn("tls", server.id() + ": TLS with " + channel.remoteAddress() + " failed: " + tls);
+    } else if (!closing) {
       closing = true;
       if (cause instanceof IOException) {
         LOG.debug(

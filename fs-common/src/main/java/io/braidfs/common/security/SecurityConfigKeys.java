@@ -2,6 +2,7 @@ package io.braidfs.common.security;
 
 import io.braidfs.common.config.ConfigKey;
 import io.braidfs.common.config.ConfigKeySet;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -99,6 +100,81 @@ public final class SecurityConfigKeys implements ConfigKeySet {
               + "separated, or *), e.g. 'gateway hosts=10.1.0.0/16 groups=staff'. Empty: nobody "
               + "acts for another user.");
 
+  /** Which TLS implementation encrypts connections. */
+  public enum TlsProvider {
+    /** OpenSSL (BoringSSL, netty-tcnative) where it loads, else the JDK's. */
+    AUTO,
+    /** OpenSSL only: fail at start if it does not load. */
+    OPENSSL,
+    /** The JDK's own TLS engine. */
+    JDK
+  }
+
+  /** Whether a server asks its clients for certificates. */
+  public enum ClientAuth {
+    /** Clients are not asked for a certificate. */
+    NONE,
+    /** Mutual TLS: a client without a certificate the trust file vouches for is refused. */
+    REQUIRE
+  }
+
+  public static final ConfigKey<Boolean> TLS_ENABLED =
+      ConfigKey.bool(
+          "braid.security.tls.enabled",
+          false,
+          "Encrypts every connection (clients and servers, every link) with TLS; set it alike on "
+              + "every process of the cluster.");
+
+  public static final ConfigKey<String> TLS_CERTIFICATE =
+      ConfigKey.string(
+          "braid.security.tls.certificate",
+          "",
+          "PEM file of this process's certificate chain (its own first): required on servers; "
+              + "on clients, presented when a server requires client certificates.");
+
+  public static final ConfigKey<String> TLS_KEY =
+      ConfigKey.string(
+          "braid.security.tls.key",
+          "",
+          "PEM file of the private key (PKCS#8) of braid.security.tls.certificate.");
+
+  public static final ConfigKey<String> TLS_TRUST =
+      ConfigKey.string(
+          "braid.security.tls.trust",
+          "",
+          "PEM file of the certificate authorities trusted for peers' certificates; empty: the "
+              + "JVM's default trust store.");
+
+  public static final ConfigKey<ClientAuth> TLS_CLIENT_AUTH =
+      ConfigKey.enumKey(
+          "braid.security.tls.client-auth",
+          ClientAuth.NONE,
+          "REQUIRE makes servers refuse clients without a certificate signed by an authority of "
+              + "braid.security.tls.trust (mutual TLS).");
+
+  public static final ConfigKey<Boolean> TLS_VERIFY_HOSTNAME =
+      ConfigKey.bool(
+          "braid.security.tls.verify-hostname",
+          true,
+          "Clients check that the server's certificate names the host they connect to (a DNS "
+              + "name or IP address in its subject alternative names).");
+
+  public static final ConfigKey<TlsProvider> TLS_PROVIDER =
+      ConfigKey.enumKey(
+          "braid.security.tls.provider",
+          TlsProvider.AUTO,
+          "AUTO uses OpenSSL (netty-tcnative's BoringSSL) where it loads, else the JDK's engine.");
+
+  public static final ConfigKey<Duration> TLS_RELOAD_INTERVAL =
+      ConfigKey.duration(
+          "braid.security.tls.reload-interval",
+          Duration.ofMinutes(1),
+          Duration.ofSeconds(1),
+          Duration.ofDays(1),
+          "How often the certificate, key and trust files are checked for changes; changed files "
+              + "are used for new connections without a restart (a file that does not load is "
+              + "logged and the last good ones kept).");
+
   private static final List<ConfigKey<?>> KEYS =
       List.of(
           AUTHENTICATION,
@@ -110,7 +186,15 @@ public final class SecurityConfigKeys implements ConfigKeySet {
           AUTH_TO_LOCAL,
           GROUPS,
           SERVICE_USERS,
-          PROXY_USERS);
+          PROXY_USERS,
+          TLS_ENABLED,
+          TLS_CERTIFICATE,
+          TLS_KEY,
+          TLS_TRUST,
+          TLS_CLIENT_AUTH,
+          TLS_VERIFY_HOSTNAME,
+          TLS_PROVIDER,
+          TLS_RELOAD_INTERVAL);
 
   /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
   public SecurityConfigKeys() {}

@@ -1,5 +1,7 @@
 package io.braidfs.dataserver.store;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.FileRegion;
 import java.io.IOException;
@@ -47,6 +49,29 @@ public record ReadView(
         }
       }
     };
+  }
+
+  /**
+   * The range read into a buffer from {@code alloc}, for a connection where a zero-copy region
+   * cannot go (TLS); closes the view. On a disk thread: it reads the file.
+   */
+  public ByteBuf read(ByteBufAllocator alloc) throws IOException {
+    ByteBuf buf = alloc.directBuffer(Math.toIntExact(length));
+    try (ReadView self = this) {
+      long at = firstBlockOffset;
+      while (buf.isWritable()) {
+        int n = buf.writeBytes(channel, at, buf.writableBytes());
+        if (n < 0) {
+          throw new java.io.EOFException(
+              "replica file ends at " + at + ", before " + (firstBlockOffset + length));
+        }
+        at += n;
+      }
+      return buf;
+    } catch (IOException | RuntimeException e) {
+      buf.release();
+      throw e;
+    }
   }
 
   /** Closes the channel without sending anything. */

@@ -10,6 +10,7 @@ import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.common.rpc.ServerCall;
 import io.braidfs.common.security.Security;
+import io.braidfs.common.security.Tls;
 import io.braidfs.mds.ha.EmbeddedBookie;
 import io.braidfs.mds.ha.HaCoordinator;
 import io.braidfs.mds.ha.LedgerJournal;
@@ -162,7 +163,8 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
         RpcServer.builder(id)
             .bind(bind)
             .options(RpcOptions.from(config))
-            .authenticator(Security.serverAuthenticator(config, id, bind.getHostString()));
+            .authenticator(Security.serverAuthenticator(config, id, bind.getHostString()))
+            .tls(Tls.forServer(config, id));
     // A standby names the cluster its store follows (none before it applied the format record).
     b.clusterId(
         () -> {

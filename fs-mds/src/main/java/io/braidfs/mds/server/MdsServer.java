@@ -11,6 +11,7 @@ import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.common.security.Security;
+import io.braidfs.common.security.Tls;
 import io.braidfs.mds.cluster.AdminState;
 import io.braidfs.mds.cluster.ChunkPlacement;
 import io.braidfs.mds.cluster.DataServer;
@@ -217,7 +218,8 @@ public final class MdsServer implements Service {
         RpcServer.builder(id)
             .bind(bind)
             .options(rpcOptions)
-            .authenticator(Security.serverAuthenticator(config, id, bind.getHostString()));
+            .authenticator(Security.serverAuthenticator(config, id, bind.getHostString()))
+            .tls(Tls.forServer(config, id));
     b.clusterId(ns::clusterId); // Hello names the cluster: clients refuse another cluster's MDS
     ScheduledExecutorService mon =
         Executors.newSingleThreadScheduledExecutor(named("monitor", true).single());
@@ -227,6 +229,7 @@ public final class MdsServer implements Service {
         RpcClient.builder("braid-" + id + "-replicator")
             .options(RpcOptions.from(config))
             .credentials(Security.clientCredentials(config, bind.getHostString()))
+            .tls(Tls.forServer(config, id))
             .build();
     Replicator rep =
         new Replicator(
