@@ -6,9 +6,12 @@ import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcResponse;
+import io.braidfs.common.security.Security;
+import io.braidfs.common.security.Tls;
 import io.braidfs.proto.HaStatusRequest;
 import io.braidfs.proto.HaStatusResponse;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +52,7 @@ public final class MdsProbe implements AutoCloseable {
    * A probe of the MDSs {@code config} names ({@code braid.client.mds}), calling as {@code user}.
    *
    * @throws IllegalArgumentException naming the key whose value is invalid
+   * @throws UncheckedIOException if Kerberos log-in or the TLS files fail (braid.security.*)
    */
   public static MdsProbe open(BraidConfig config, String user) {
     ClientOptions options = ClientOptions.from(config); // checks every address
@@ -57,7 +61,19 @@ public final class MdsProbe implements AutoCloseable {
         options.failoverTimeout().compareTo(rpcOptions.callTimeout()) < 0
             ? options.failoverTimeout()
             : rpcOptions.callTimeout();
-    RpcClient r = RpcClient.builder("mds-probe").user(user).options(rpcOptions).build();
+    RpcClient r;
+    try {
+      // Secure clusters: the same proof and encryption as a BraidClient's.
+      r =
+          RpcClient.builder("mds-probe")
+              .user(user)
+              .options(rpcOptions)
+              .credentials(Security.clientCredentials(config, "localhost"))
+              .tls(Tls.forClient(config, "mds-probe"))
+              .build();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e.getMessage(), e);
+    }
     r.start();
     return new MdsProbe(r, List.copyOf(config.get(ClientConfigKeys.MDS)), timeout);
   }
