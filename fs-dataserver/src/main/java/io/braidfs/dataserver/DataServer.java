@@ -143,7 +143,8 @@ public final class DataServer implements Service {
     workers = w;
     RpcClient client =
         RpcClient.builder(TokenGate.PEER_PREFIX + id)
-            .user("braid")
+            // With Kerberos the service principal's own name; otherwise a claim.
+            .user(Security.kerberos(config) ? "" : "braid")
             .options(options)
             .credentials(Security.clientCredentials(config, bind.getHostString()))
             .tls(Tls.forServer(config, id))
@@ -158,7 +159,9 @@ public final class DataServer implements Service {
             config.get(DataServerConfigKeys.TOKEN_CLOCK_SKEW),
             s::maxEpochSeen,
             System::currentTimeMillis,
-            Security.servicePeer(config));
+            Security.kerberos(config)
+                ? Security.servicePeer(config)
+                : c -> c.clientName().startsWith(TokenGate.PEER_PREFIX));
     gate = g;
     CopyThrottle throttle =
         new CopyThrottle(

@@ -25,12 +25,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Two relaxations, each safe by construction. A request forwarded down a write chain comes from
  * the previous data server, not the client; that server has already matched the token to its
- * client, so a peer's request is checked against the token's own client id. (Peers are recognised
- * by their Hello name, {@link #PEER_PREFIX}, and, with Kerberos, only if they authenticated as one
- * of the cluster's service users; a user's client naming itself like a peer gains nothing.) And a
- * replica remembers the file generation it was written under: a token of an older generation is
- * refused (the file was truncated or replaced since), one of a newer generation is accepted (the
- * MDS issued it after the change, and a truncate has already cut the replica through its version).
+ * client, so a peer's request (and the MDS's copy commands) is checked against the token's own
+ * client id. (Peers are recognised by their Hello name, {@link #PEER_PREFIX}, without
+ * authentication; with Kerberos, by having authenticated as one of the cluster's service users,
+ * whatever their name, so a user's client naming itself like a peer gains nothing.) And a replica
+ * remembers the file generation it was written under: a token of an older generation is refused
+ * (the file was truncated or replaced since), one of a newer generation is accepted (the MDS issued
+ * it after the change, and a truncate has already cut the replica through its version).
  *
  * <p>Thread-safety: thread-safe; the keys are swapped atomically.
  */
@@ -46,8 +47,8 @@ final class TokenGate {
   private volatile @Nullable TokenVerifier verifier;
 
   /**
-   * @param servicePeer whether a caller proved it is one of the cluster's servers (always true
-   *     without authentication, where the Hello name decides alone)
+   * @param servicePeer whether a caller is one of the cluster's servers (the MDS, a peer): with
+   *     Kerberos, authenticated as a service user; without, its Hello name ({@link #PEER_PREFIX})
    */
   TokenGate(
       String id,
@@ -88,8 +89,7 @@ final class TokenGate {
     TokenVerifier.Result r = v.verify(token, now, request(client, chunk, replicaGeneration, mode));
     CapabilityToken t = r.token();
     if (t != null && (r.outcome() == Outcome.WRONG_CLIENT || r.outcome() == Outcome.WRONG_FILE)) {
-      boolean peer = caller.clientName().startsWith(PEER_PREFIX) && servicePeer.test(caller);
-      ClientId who = peer ? t.clientId() : client;
+      ClientId who = servicePeer.test(caller) ? t.clientId() : client;
       long generation =
           t.fileId() == chunk.inodeId()
               ? Math.max(replicaGeneration, t.fileGeneration())

@@ -18,6 +18,8 @@ import java.util.List;
  * @param remoteAddress the peer's socket address
  * @param principal the principal the peer authenticated as; empty where Hellos are taken as claimed
  *     ({@code braid.security.authentication=simple})
+ * @param realUser the authenticated principal's own user name: {@code user}, unless a proxy user
+ *     acts for {@code user}; empty where Hellos are taken as claimed
  */
 public record CallerContext(
     byte[] clientId,
@@ -25,7 +27,8 @@ public record CallerContext(
     String user,
     List<String> groups,
     SocketAddress remoteAddress,
-    String principal) {
+    String principal,
+    String realUser) {
   /** A caller whose Hello was taken as claimed. */
   public CallerContext(
       byte[] clientId,
@@ -33,7 +36,12 @@ public record CallerContext(
       String user,
       List<String> groups,
       SocketAddress remoteAddress) {
-    this(clientId, clientName, user, groups, remoteAddress, "");
+    this(clientId, clientName, user, groups, remoteAddress, "", "");
+  }
+
+  /** Whether an authenticated service acts for another user on this connection. */
+  public boolean proxied() {
+    return authenticated() && !realUser.equals(user);
   }
 
   /**

@@ -20,9 +20,12 @@ public interface HelloAuthenticator {
    * @param user the user its requests act as
    * @param groups that user's groups, primary first
    * @param principal the authenticated principal, for logs and for servers' peer checks
+   * @param realUser the principal's own user name: {@code user} unless a proxy user acts for {@code
+   *     user}
    * @param replyToken what the Hello answer carries back for the client to authenticate the server
    */
-  record Identity(String user, List<String> groups, String principal, byte[] replyToken) {
+  record Identity(
+      String user, List<String> groups, String principal, String realUser, byte[] replyToken) {
     public Identity {
       groups = List.copyOf(groups);
       replyToken = replyToken.clone();

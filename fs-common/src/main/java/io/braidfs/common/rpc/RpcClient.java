@@ -168,12 +168,14 @@ public final class RpcClient implements Service {
     if (c != null && c.isOpen()) {
       return c;
     }
+    // The handshake is begun out here: it may wait for the KDC, which must not hold the map.
+    RpcConnection.Auth auth = RpcConnection.Auth.begin(credentials, address);
     return connections.compute(
         address,
         (a, existing) ->
             existing != null && existing.isOpen()
                 ? existing
-                : new RpcConnection(this, a, g.next(), b));
+                : new RpcConnection(this, a, g.next(), b, auth));
   }
 
   void connectionClosed(RpcConnection connection) {
@@ -334,6 +336,7 @@ public final class RpcClient implements Service {
   public static final class Builder {
     private final String name;
     private String user = System.getProperty("user.name", "nobody");
+    private boolean userSet;
     private List<String> groups = List.of();
     private byte[] clientId;
     private RpcOptions options = RpcOptions.defaults();
@@ -352,6 +355,7 @@ public final class RpcClient implements Service {
 
     public Builder user(String user) {
       this.user = user;
+      this.userSet = true;
       return this;
     }
 
@@ -407,6 +411,9 @@ public final class RpcClient implements Service {
     }
 
     public RpcClient build() {
+      if (credentials != null && !userSet) {
+        user = ""; // whoever the credentials prove: the operating system's user is no claim
+      }
       return new RpcClient(this);
     }
   }

@@ -89,24 +89,36 @@ public final class RpcConnection {
   private @Nullable ScheduledFuture<?> sweeper; // event loop only
   private final Runnable releaseSlot;
 
-  RpcConnection(RpcClient client, InetSocketAddress address, EventLoop loop, Bootstrap template) {
+  /** A connection's Kerberos handshake, begun before the connection is made, or its failure. */
+  record Auth(HelloCredentials.@Nullable Handshake handshake, @Nullable IOException failure) {
+    static final Auth NONE = new Auth(null, null);
+
+    /** Begins the handshake with {@code address}, on the calling thread. */
+    static Auth begin(@Nullable HelloCredentials credentials, InetSocketAddress address) {
+      if (credentials == null) {
+        return NONE;
+      }
+      try {
+        return new Auth(credentials.begin(address), null);
+      } catch (IOException e) {
+        return new Auth(null, e);
+      }
+    }
+  }
+
+  RpcConnection(
+      RpcClient client, InetSocketAddress address, EventLoop loop, Bootstrap template, Auth auth) {
     this.client = client;
     this.address = address;
     this.loop = loop;
     this.slots = new Semaphore(client.options().maxOutstanding());
     this.releaseSlot = slots::release;
-    HelloCredentials credentials = client.credentials();
-    HelloCredentials.Handshake h = null;
-    if (credentials != null) {
-      try {
-        // Here, on the caller's thread: it may ask the KDC for a ticket.
-        h = credentials.begin(address);
-      } catch (IOException e) {
-        closeStatus = Status.NOT_AUTHENTICATED;
-        closeReason = "cannot authenticate to " + address + ": " + e.getMessage();
-      }
+    IOException authFailure = auth.failure();
+    if (authFailure != null) {
+      closeStatus = Status.NOT_AUTHENTICATED;
+      closeReason = "cannot authenticate to " + address + ": " + authFailure.getMessage();
     }
-    this.handshake = h;
+    this.handshake = auth.handshake();
     Bootstrap bootstrap =
         template
             .clone(loop)
@@ -306,14 +318,15 @@ public final class RpcConnection {
     call.future.whenComplete(
         (response, error) -> {
           if (error != null) {
-            // The calls pipelined behind a refused Hello were not run: they fail with its status.
-            closeStatus =
-                StatusExceptions.statusOf(
-                    error instanceof java.util.concurrent.CompletionException
-                            && error.getCause() != null
-                        ? error.getCause()
-                        : error);
-            helloRefused = true;
+            Throwable cause =
+                error instanceof java.util.concurrent.CompletionException
+                        && error.getCause() != null
+                    ? error.getCause()
+                    : error;
+            closeStatus = StatusExceptions.statusOf(cause);
+            // The calls pipelined behind a Hello the server refused were not run: they fail with
+            // its status. A Hello that timed out or lost its connection proves nothing of them.
+            helloRefused = RemoteErrorInfo.of(cause).isPresent();
             close("hello to " + address + " failed: " + error.getMessage());
             return;
           }
@@ -507,9 +520,10 @@ public final class RpcConnection {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       String tls = TlsFailure.reason(cause);
-      if (tls != null) {
-        // The server could not be authenticated or refused this client: nothing was run, and
-        // trying again will not help.
+      if (tls != null && hello == null) {
+        // Before any answer: the server could not be authenticated or refused this client, so
+        // nothing was decrypted, nothing run, and trying again will not help. (Later, a TLS error
+        // is a lost connection like any other.)
         LOG.warn("{}: TLS with {} failed: {}", client.name(), address, tls);
         closeStatus = Status.NOT_AUTHENTICATED;
         helloRefused = true;

@@ -351,7 +351,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     HelloAuthenticator.Identity who;
     if (authenticator == null) {
       who =
-          new HelloAuthenticator.Identity(hello.getUser(), hello.getGroupsList(), "", new byte[0]);
+          new HelloAuthenticator.Identity(
+              hello.getUser(), hello.getGroupsList(), "", "", new byte[0]);
     } else {
       try {
         who = authenticator.authenticate(hello, channel.remoteAddress());
@@ -376,7 +377,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             who.user(),
             who.groups(),
             channel.remoteAddress(),
-            who.principal());
+            who.principal(),
+            who.realUser());
     decoder.helloAccepted();
     if (handshakeTimer != null) {
       handshakeTimer.cancel(false);

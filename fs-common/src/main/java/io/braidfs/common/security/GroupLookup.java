@@ -28,6 +28,9 @@ final class GroupLookup {
   private static final long KEEP_NANOS = TimeUnit.MINUTES.toNanos(5);
   private static final Pattern USER = Pattern.compile("[A-Za-z0-9._][A-Za-z0-9._-]*");
 
+  /** Users whose system groups are kept at most; beyond, the oldest answers are forgotten. */
+  private static final int MAX_KEPT = 10_000;
+
   private record Entry(List<String> groups, long atNanos) {}
 
   private final Map<String, List<String>> fixed;
@@ -76,6 +79,9 @@ final class GroupLookup {
     long now = nanoTime.getAsLong();
     if (e == null || now - e.atNanos() > KEEP_NANOS) {
       e = new Entry(system(user), now);
+      if (fromSystem.size() >= MAX_KEPT) {
+        fromSystem.clear(); // rare: more distinct users than any cluster has; start over
+      }
       fromSystem.put(user, e);
     }
     return e.groups();
@@ -87,12 +93,19 @@ final class GroupLookup {
     }
     try {
       Process p = new ProcessBuilder("id", "-Gn", "--", user).redirectErrorStream(false).start();
+      // id's answer is one short line, well within a pipe's buffer: wait first, then read, so a
+      // hung lookup (a directory service down) costs at most the wait.
+      if (!p.waitFor(5, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        LOG.warn("id -Gn {} did not answer within 5 s; no groups", user);
+        return List.of();
+      }
+      if (p.exitValue() != 0) {
+        return List.of(); // no such user on this host
+      }
       byte[] out;
       try (InputStream in = p.getInputStream()) {
         out = in.readAllBytes();
-      }
-      if (!p.waitFor(5, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        return List.of(); // no such user on this host
       }
       String text = new String(out, StandardCharsets.UTF_8).trim();
       return text.isEmpty() ? List.of() : Arrays.asList(text.split("\\s+"));

@@ -7,7 +7,7 @@ import io.braidfs.proto.HelloRequest;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.List;
+import java.util.Set;
 import javax.security.auth.Subject;
 import org.ietf.jgss.GSSContext;
 import org.ietf.jgss.GSSCredential;
@@ -31,13 +31,16 @@ public final class KerberosAuthenticator implements HelloAuthenticator {
   private final KerberosNameMapper names;
   private final GroupLookup groups;
   private final ProxyUsers proxies;
+  private final Set<String> serviceUsers;
 
   private KerberosAuthenticator(
       String serverId,
       GSSCredential acceptor,
       KerberosNameMapper names,
       GroupLookup groups,
-      ProxyUsers proxies) {
+      ProxyUsers proxies,
+      Set<String> serviceUsers) {
+    this.serviceUsers = Set.copyOf(serviceUsers);
     this.serverId = serverId;
     this.acceptor = acceptor;
     this.names = names;
@@ -57,7 +60,8 @@ public final class KerberosAuthenticator implements HelloAuthenticator {
       String keytab,
       KerberosNameMapper names,
       GroupLookup groups,
-      ProxyUsers proxies)
+      ProxyUsers proxies,
+      Set<String> serviceUsers)
       throws IOException {
     if (keytab.isEmpty()) {
       throw StatusExceptions.toIOException(
@@ -79,7 +83,7 @@ public final class KerberosAuthenticator implements HelloAuthenticator {
                       GSSCredential.INDEFINITE_LIFETIME,
                       KerberosLogin.KRB5,
                       GSSCredential.ACCEPT_ONLY));
-      return new KerberosAuthenticator(serverId, acceptor, names, groups, proxies);
+      return new KerberosAuthenticator(serverId, acceptor, names, groups, proxies, serviceUsers);
     } catch (GSSException e) {
       throw StatusExceptions.toIOException(
           Status.NOT_AUTHENTICATED,
@@ -130,12 +134,16 @@ public final class KerberosAuthenticator implements HelloAuthenticator {
     }
     String claimed = hello.getUser();
     if (!claimed.isEmpty() && !claimed.equals(user)) {
-      // A proxy user (a gateway acting for its users) within its rules; anyone else is refused.
-      List<String> theirs = groups.groupsOf(claimed);
-      String refusal =
-          remote instanceof InetSocketAddress a
-              ? proxies.refusal(user, claimed, theirs, a.getAddress())
-              : "the connection has no IP address";
+      // A proxy user (a gateway acting for its users) within its rules; anyone else is refused,
+      // and nobody acts for the cluster's own servers.
+      String refusal;
+      if (serviceUsers.contains(claimed)) {
+        refusal = claimed + " is a service user (braid.security.service-users)";
+      } else if (remote instanceof InetSocketAddress a) {
+        refusal = proxies.refusal(user, claimed, () -> groups.groupsOf(claimed), a.getAddress());
+      } else {
+        refusal = "the connection has no IP address";
+      }
       if (refusal != null) {
         throw StatusExceptions.toIOException(
             Status.PERMISSION_DENIED,
@@ -150,10 +158,11 @@ public final class KerberosAuthenticator implements HelloAuthenticator {
                 + refusal,
             null);
       }
-      return new Identity(claimed, theirs, principal, reply == null ? new byte[0] : reply);
+      return new Identity(
+          claimed, groups.groupsOf(claimed), principal, user, reply == null ? new byte[0] : reply);
     }
     return new Identity(
-        user, groups.groupsOf(user), principal, reply == null ? new byte[0] : reply);
+        user, groups.groupsOf(user), principal, user, reply == null ? new byte[0] : reply);
   }
 
   private static void dispose(@Nullable GSSContext context) {

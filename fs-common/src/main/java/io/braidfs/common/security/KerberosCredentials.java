@@ -7,9 +7,12 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Locale;
 import javax.security.auth.Subject;
+import javax.security.auth.kerberos.KerberosTicket;
 import org.ietf.jgss.GSSContext;
 import org.ietf.jgss.GSSException;
 import org.ietf.jgss.GSSManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A client's side of Kerberos (a user's, or a server's when it calls another server): for each
@@ -22,15 +25,64 @@ import org.ietf.jgss.GSSManager;
  * <p>Thread-safety: thread-safe.
  */
 public final class KerberosCredentials implements HelloCredentials {
-  private final Subject subject;
+  private static final Logger LOG = LoggerFactory.getLogger(KerberosCredentials.class);
+
+  /** Logs in again: from the keytab, or from the ticket cache (which kinit may have renewed). */
+  @FunctionalInterface
+  interface Login {
+    Subject login() throws IOException;
+  }
+
+  private final Login login;
   private final String serverPrincipal;
   private final String realm;
   private final GSSManager manager = GSSManager.getInstance();
+  private volatile Subject subject;
 
-  KerberosCredentials(Subject subject, String serverPrincipal, String realm) {
-    this.subject = subject;
+  KerberosCredentials(Login login, String serverPrincipal, String realm) throws IOException {
+    this.login = login;
+    this.subject = login.login();
     this.serverPrincipal = serverPrincipal;
     this.realm = realm;
+  }
+
+  /**
+   * The subject to make contexts with: logged in again once 80% of its ticket-granting ticket's
+   * life has passed, so a long-running server or client keeps opening connections (as Hadoop's
+   * checkTGTAndReloginFromKeytab). A failed log-in keeps the old subject and is logged.
+   */
+  private Subject subject() {
+    Subject s = subject;
+    if (!stale(s)) {
+      return s;
+    }
+    synchronized (this) {
+      s = subject;
+      if (!stale(s)) {
+        return s;
+      }
+      try {
+        Subject fresh = login.login();
+        subject = fresh;
+        LOG.info("Kerberos: logged in again before the ticket expires");
+        return fresh;
+      } catch (IOException e) {
+        LOG.warn("Kerberos: logging in again failed; keeping the ticket held: {}", e.getMessage());
+        return s;
+      }
+    }
+  }
+
+  private static boolean stale(Subject s) {
+    long now = System.currentTimeMillis();
+    for (KerberosTicket t : s.getPrivateCredentials(KerberosTicket.class)) {
+      if (t.getServer().getName().startsWith("krbtgt/")) {
+        long start = t.getStartTime().getTime();
+        long end = t.getEndTime().getTime();
+        return now >= start + (end - start) / 10 * 8;
+      }
+    }
+    return false; // no ticket-granting ticket to judge by
   }
 
   /** The principal this client asks a ticket for to reach {@code server}. */
@@ -45,9 +97,10 @@ public final class KerberosCredentials implements HelloCredentials {
     GSSContext context;
     byte[] token;
     try {
+      Subject as = subject();
       context =
           KerberosLogin.doAs(
-              subject,
+              as,
               () -> {
                 GSSContext c =
                     manager.createContext(
@@ -59,7 +112,7 @@ public final class KerberosCredentials implements HelloCredentials {
                 c.requestCredDeleg(false);
                 return c;
               });
-      token = KerberosLogin.doAs(subject, () -> context.initSecContext(new byte[0], 0, 0));
+      token = KerberosLogin.doAs(as, () -> context.initSecContext(new byte[0], 0, 0));
     } catch (GSSException e) {
       throw StatusExceptions.toIOException(
           Status.NOT_AUTHENTICATED, "no Kerberos ticket for " + target + ": " + e.getMessage(), e);

@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -102,7 +103,10 @@ final class ProxyUsers {
                       + "' is not hosts=, users= or groups=");
         }
       }
-      rules.put(words[0], new Rule(anyHost, hosts, anyUser, users, anyGroup, groups));
+      if (rules.put(words[0], new Rule(anyHost, hosts, anyUser, users, anyGroup, groups)) != null) {
+        throw new IllegalArgumentException(
+            "braid.security.proxy-users: two rules for " + words[0] + "; put them in one");
+      }
     }
     return new ProxyUsers(rules);
   }
@@ -143,7 +147,8 @@ final class ProxyUsers {
    * Why {@code service} may not act for {@code user} (whose groups are {@code userGroups}) on a
    * connection from {@code from}; null if it may.
    */
-  @Nullable String refusal(String service, String user, List<String> userGroups, InetAddress from) {
+  @Nullable String refusal(
+      String service, String user, Supplier<List<String>> userGroups, InetAddress from) {
     Rule r = rules.get(service);
     if (r == null) {
       return service + " is not a proxy user (braid.security.proxy-users)";
@@ -152,7 +157,12 @@ final class ProxyUsers {
       return service + " may act for others only from its hosts, not from " + from.getHostAddress();
     }
     boolean byUser = r.anyUser() || r.users().contains(user);
-    boolean byGroup = r.anyGroup() || userGroups.stream().anyMatch(r.groups()::contains);
+    // Groups are looked up only when the user and the host did not settle it.
+    boolean byGroup =
+        !byUser
+            && (r.anyGroup()
+                || (!r.groups().isEmpty()
+                    && userGroups.get().stream().anyMatch(r.groups()::contains)));
     if (!byUser && !byGroup) {
       return service + " may not act for " + user + " (neither among its users nor in its groups)";
     }

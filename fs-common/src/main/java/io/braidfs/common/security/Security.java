@@ -5,6 +5,8 @@ import io.braidfs.common.rpc.CallerContext;
 import io.braidfs.common.rpc.HelloAuthenticator;
 import io.braidfs.common.rpc.HelloCredentials;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Set;
@@ -50,7 +52,8 @@ public final class Security {
         config.get(SecurityConfigKeys.KERBEROS_KEYTAB),
         names,
         GroupLookup.parse(config.get(SecurityConfigKeys.GROUPS)),
-        ProxyUsers.parse(config.get(SecurityConfigKeys.PROXY_USERS)));
+        ProxyUsers.parse(config.get(SecurityConfigKeys.PROXY_USERS)),
+        serviceUserSet(config));
   }
 
   /**
@@ -65,12 +68,11 @@ public final class Security {
       return null;
     }
     KerberosLogin.useKrb5Conf(config.get(SecurityConfigKeys.KERBEROS_KRB5_CONF));
+    String principal = ownPrincipal(config, host);
+    String keytab = config.get(SecurityConfigKeys.KERBEROS_KEYTAB);
+    String cache = config.get(SecurityConfigKeys.KERBEROS_TICKET_CACHE);
     return new KerberosCredentials(
-        KerberosLogin.login(
-            ownPrincipal(config, host),
-            config.get(SecurityConfigKeys.KERBEROS_KEYTAB),
-            config.get(SecurityConfigKeys.KERBEROS_TICKET_CACHE),
-            false),
+        () -> KerberosLogin.login(principal, keytab, cache, false),
         config.get(SecurityConfigKeys.KERBEROS_SERVER_PRINCIPAL),
         KerberosLogin.defaultRealm());
   }
@@ -84,12 +86,16 @@ public final class Security {
     if (!kerberos(config)) {
       return c -> true;
     }
-    Set<String> users =
-        Arrays.stream(config.get(SecurityConfigKeys.SERVICE_USERS).split(","))
-            .map(String::trim)
-            .filter(u -> !u.isEmpty())
-            .collect(Collectors.toUnmodifiableSet());
-    return c -> c.authenticated() && users.contains(c.user());
+    Set<String> users = serviceUserSet(config);
+    // The principal's own name, never a user a proxy acts for.
+    return c -> c.authenticated() && !c.proxied() && users.contains(c.realUser());
+  }
+
+  private static Set<String> serviceUserSet(BraidConfig config) {
+    return Arrays.stream(config.get(SecurityConfigKeys.SERVICE_USERS).split(","))
+        .map(String::trim)
+        .filter(u -> !u.isEmpty())
+        .collect(Collectors.toUnmodifiableSet());
   }
 
   /** The users of {@code braid.security.service-users}, for messages. */
@@ -100,6 +106,24 @@ public final class Security {
   private static String ownPrincipal(BraidConfig config, String host) {
     return config
         .get(SecurityConfigKeys.KERBEROS_PRINCIPAL)
-        .replace("_HOST", host.toLowerCase(Locale.ROOT));
+        .replace("_HOST", hostName(host).toLowerCase(Locale.ROOT));
+  }
+
+  /** {@code host}, or this machine's canonical name for a wildcard bind (as Hadoop's _HOST). */
+  private static String hostName(String host) {
+    boolean wildcard;
+    try {
+      wildcard = host.isEmpty() || InetAddress.getByName(host).isAnyLocalAddress();
+    } catch (UnknownHostException e) {
+      wildcard = false;
+    }
+    if (!wildcard) {
+      return host;
+    }
+    try {
+      return InetAddress.getLocalHost().getCanonicalHostName();
+    } catch (UnknownHostException e) {
+      return "localhost";
+    }
   }
 }

@@ -6,6 +6,7 @@ import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.FileRegion;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A consistent view of a replica's bytes for one read, widened to whole 64 KiB blocks: the range,
@@ -56,8 +57,10 @@ public record ReadView(
    * cannot go (TLS); closes the view. On a disk thread: it reads the file.
    */
   public ByteBuf read(ByteBufAllocator alloc) throws IOException {
-    ByteBuf buf = alloc.directBuffer(Math.toIntExact(length));
+    @Nullable ByteBuf buf = null;
     try (ReadView self = this) {
+      // Allocated inside: a failed allocation still closes the view (and lets the replica shrink).
+      buf = alloc.directBuffer(Math.toIntExact(length));
       long at = firstBlockOffset;
       while (buf.isWritable()) {
         int n = buf.writeBytes(channel, at, buf.writableBytes());
@@ -68,8 +71,10 @@ public record ReadView(
         at += n;
       }
       return buf;
-    } catch (IOException | RuntimeException e) {
-      buf.release();
+    } catch (IOException | RuntimeException | Error e) {
+      if (buf != null) {
+        buf.release();
+      }
       throw e;
     }
   }

@@ -216,6 +216,40 @@ class KerberosClusterTest {
   }
 
   @Test
+  void theMdsCopiesReplicasBetweenDataServersWithItsOwnTicket() throws Exception {
+    // Raising the replication makes the MDS command copies: its call to the target data server
+    // and the target's read from the source are both Kerberos connections between servers.
+    BraidClient root = cluster.newBraidClient("root", as("root"));
+    root.mkdirs("/copies", 0755);
+    byte[] data = new byte[1 << 20];
+    new java.util.Random(8).nextBytes(data);
+    try (BraidOutputStream out = root.create("/copies/f")) {
+      out.write(data);
+    }
+    root.setReplication("/copies/f", 1);
+    awaitReplicas(root, "/copies/f", 1);
+    root.setReplication("/copies/f", 3);
+    awaitReplicas(root, "/copies/f", 3);
+    try (BraidInputStream in = root.open("/copies/f")) {
+      assertThat(in.readAllBytes()).isEqualTo(data);
+    }
+  }
+
+  private static void awaitReplicas(BraidClient c, String path, int n) {
+    io.braidfs.testing.Await.until(
+        n + " replicas of " + path,
+        java.time.Duration.ofSeconds(60),
+        () -> {
+          try {
+            return c.locations(path, 0, 1).chunkSets().get(0).chunks().get(0).replicas().size()
+                == n;
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
+  }
+
+  @Test
   void aliceCannotClaimToBeBobOrRoot() {
     for (String other : List.of("bob", "root")) {
       assertThatThrownBy(() -> cluster.newBraidClient(other, as("alice")).stat("/"))

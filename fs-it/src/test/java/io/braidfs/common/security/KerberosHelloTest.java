@@ -252,6 +252,14 @@ class KerberosHelloTest {
         .satisfies(
             e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED))
         .hasMessageContaining("gateway may not act for dave");
+    // Nobody acts for a service user, whatever the rules say: that would make a service peer.
+    InetSocketAddress wide =
+        startServer(kerberos().set(SecurityConfigKeys.PROXY_USERS, "gateway hosts=* users=*"));
+    RpcClient asServer = client("braid", gateway());
+    assertThatThrownBy(() -> whoAmI(asServer, wide))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED))
+        .hasMessageContaining("braid is a service user");
     // A user with no rule is no proxy at all.
     RpcClient aliceForDave = client("dave", alice());
     assertThatThrownBy(() -> whoAmI(aliceForDave, srv))

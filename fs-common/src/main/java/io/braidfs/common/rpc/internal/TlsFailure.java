@@ -1,6 +1,7 @@
 package io.braidfs.common.rpc.internal;
 
 import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.handler.ssl.SslClosedEngineException;
 import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 
@@ -13,6 +14,9 @@ public final class TlsFailure {
   /** The TLS reason in {@code error}'s causes, in one line; null if it is no TLS failure. */
   public static @Nullable String reason(Throwable error) {
     for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof SslClosedEngineException) {
+        return null; // closed by either side, not refused
+      }
       if (t instanceof NotSslRecordException) {
         return "not TLS (a plaintext peer on a TLS connection)";
       }
