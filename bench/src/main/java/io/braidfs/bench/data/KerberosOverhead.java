@@ -1,0 +1,185 @@
+package io.braidfs.bench.data;
+
+import io.braidfs.client.BraidClient;
+import io.braidfs.common.security.SecurityConfigKeys;
+import io.braidfs.testing.MiniCluster;
+import java.io.File;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.kerby.kerberos.kerb.server.SimpleKdcServer;
+
+/**
+ * Issue 28's Kerberos measurement, side by side in one run: metadata operations (creates of empty
+ * files, then stats with no attribute cache) from 16 callers on one client, against a cluster with
+ * Kerberos on every connection and the same cluster without, alternating within each round. The KDC
+ * is a real one (Apache Kerby's) on a loopback port. Kerberos is paid once per connection, so the
+ * target is that it costs nothing per call.
+ *
+ * <p>Run: {@code java -cp bench/target/bench.jar io.braidfs.bench.data.KerberosOverhead [--ops
+ * 4000] [--rounds 3] [--dir /tmp/bench-krb]}.
+ */
+public final class KerberosOverhead {
+  private static final int CALLERS = 16;
+  private static final String REALM = "BENCH.TEST";
+
+  private KerberosOverhead() {}
+
+  public static void main(String[] args) throws Exception {
+    int ops = 4000;
+    int rounds = 3;
+    Path dir = Path.of("/tmp/bench-krb");
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      switch (args[i]) {
+        case "--ops" -> ops = Integer.parseInt(args[i + 1]);
+        case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
+        case "--dir" -> dir = Path.of(args[i + 1]);
+        default -> throw new IllegalArgumentException("unknown option " + args[i]);
+      }
+    }
+    Files.createDirectories(dir);
+    SimpleKdcServer kdc = new SimpleKdcServer();
+    kdc.setWorkDir(dir.toFile());
+    kdc.setKdcHost("localhost");
+    kdc.setKdcRealm(REALM);
+    kdc.setAllowUdp(false);
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      kdc.setKdcTcpPort(s.getLocalPort());
+    }
+    kdc.init();
+    kdc.start();
+    try {
+      File service = dir.resolve("braid.keytab").toFile();
+      File user = dir.resolve("root.keytab").toFile();
+      kdc.createAndExportPrincipals(service, "braid/localhost");
+      kdc.createAndExportPrincipals(user, "root");
+      String krb5 = dir.resolve("krb5.conf").toString();
+      Map<String, String> server = new HashMap<>();
+      server.put(SecurityConfigKeys.AUTHENTICATION.name(), "KERBEROS");
+      server.put(SecurityConfigKeys.KERBEROS_KRB5_CONF.name(), krb5);
+      server.put(SecurityConfigKeys.KERBEROS_PRINCIPAL.name(), "braid/localhost@" + REALM);
+      server.put(SecurityConfigKeys.KERBEROS_KEYTAB.name(), service.getPath());
+      server.put(SecurityConfigKeys.KERBEROS_SERVER_PRINCIPAL.name(), "braid/localhost");
+      Map<String, String> client = new HashMap<>(server);
+      client.put(SecurityConfigKeys.KERBEROS_PRINCIPAL.name(), "root@" + REALM);
+      client.put(SecurityConfigKeys.KERBEROS_KEYTAB.name(), user.getPath());
+      client.put("braid.client.cache.attr-ttl", "0s");
+      MiniCluster.Builder kb = MiniCluster.builder(dir.resolve("kerberos")).dataServers(1);
+      server.forEach(kb::config);
+      Map<String, MiniCluster> clusters = new LinkedHashMap<>();
+      clusters.put("simple", MiniCluster.builder(dir.resolve("simple")).dataServers(1).build());
+      clusters.put("kerberos", kb.build());
+      Map<String, Map<String, String>> settings =
+          Map.of("simple", Map.of("braid.client.cache.attr-ttl", "0s"), "kerberos", client);
+      try {
+        for (MiniCluster c : clusters.values()) {
+          c.start();
+        }
+        int measured = rounds;
+        Map<String, double[][]> results = new LinkedHashMap<>();
+        for (int round = 0; round <= rounds; round++) { // round 0 warms up
+          for (Map.Entry<String, MiniCluster> e : clusters.entrySet()) {
+            BraidClient b =
+                e.getValue()
+                    .newBraidClient("root", Objects.requireNonNull(settings.get(e.getKey())));
+            String base = "/r" + round;
+            for (int c = 0; c < CALLERS; c++) {
+              b.mkdirs(base + "/c" + c, 0755);
+            }
+            double creates = rate(ops, (c, i) -> b.create(base + "/c" + c + "/f" + i).close());
+            double stats = rate(ops, (c, i) -> b.stat(base + "/c" + c + "/f" + i));
+            System.out.printf(
+                "round %d %-8s creates %8.0f/s  stats %8.0f/s%n",
+                round, e.getKey(), creates, stats);
+            if (round > 0) {
+              double[][] r = results.computeIfAbsent(e.getKey(), x -> new double[2][measured]);
+              r[0][round - 1] = creates;
+              r[1][round - 1] = stats;
+            }
+          }
+        }
+        double[][] s = Objects.requireNonNull(results.get("simple"));
+        double[][] k = Objects.requireNonNull(results.get("kerberos"));
+        System.out.println();
+        System.out.println("| ops/s, 16 callers | kerberos | simple | kerberos / simple |");
+        System.out.println("|---|---|---|---|");
+        String[] names = {"create (empty file)", "stat"};
+        for (int m = 0; m < 2; m++) {
+          System.out.printf(
+              "| %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.2f |%n",
+              names[m],
+              median(k[m]),
+              min(k[m]),
+              max(k[m]),
+              median(s[m]),
+              min(s[m]),
+              max(s[m]),
+              median(k[m]) / median(s[m]));
+        }
+      } finally {
+        for (MiniCluster c : clusters.values()) {
+          c.close();
+        }
+      }
+    } finally {
+      kdc.stop();
+    }
+  }
+
+  @FunctionalInterface
+  private interface Op {
+    void run(int caller, int index) throws Exception;
+  }
+
+  /** Operations a second, {@code ops} of them split over {@link #CALLERS} threads. */
+  private static double rate(int ops, Op op) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(CALLERS);
+    try {
+      int each = ops / CALLERS;
+      long start = System.nanoTime();
+      List<Future<?>> done = new ArrayList<>();
+      for (int c = 0; c < CALLERS; c++) {
+        int caller = c;
+        done.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < each; i++) {
+                    op.run(caller, i);
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+      return each * CALLERS / ((System.nanoTime() - start) / 1e9);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static double median(double[] v) {
+    double[] s = v.clone();
+    Arrays.sort(s);
+    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  }
+
+  private static double min(double[] v) {
+    return Arrays.stream(v).min().orElse(0);
+  }
+
+  private static double max(double[] v) {
+    return Arrays.stream(v).max().orElse(0);
+  }
+}
