@@ -9,7 +9,6 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -117,15 +116,11 @@ public final class KerberosOverhead {
         String[] names = {"create (empty file)", "stat"};
         for (int m = 0; m < 2; m++) {
           System.out.printf(
-              "| %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.2f |%n",
+              "| %s | %s | %s | %.2f |%n",
               names[m],
-              median(k[m]),
-              min(k[m]),
-              max(k[m]),
-              median(s[m]),
-              min(s[m]),
-              max(s[m]),
-              median(k[m]) / median(s[m]));
+              Spread.cell(k[m], "%.0f"),
+              Spread.cell(s[m], "%.0f"),
+              Spread.median(k[m]) / Spread.median(s[m]));
         }
       } finally {
         for (MiniCluster c : clusters.values()) {
@@ -167,19 +162,5 @@ public final class KerberosOverhead {
     } finally {
       pool.shutdownNow();
     }
-  }
-
-  private static double median(double[] v) {
-    double[] s = v.clone();
-    Arrays.sort(s);
-    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  }
-
-  private static double min(double[] v) {
-    return Arrays.stream(v).min().orElse(0);
-  }
-
-  private static double max(double[] v) {
-    return Arrays.stream(v).max().orElse(0);
   }
 }

@@ -105,15 +105,11 @@ public final class TlsThroughput {
       System.out.println("|---|---|---|---|");
       for (int m = 0; m < 3; m++) {
         System.out.printf(
-            "| %s | %.1f (%.1f-%.1f) | %.1f (%.1f-%.1f) | %.2f |%n",
+            "| %s | %s | %s | %.2f |%n",
             names[m],
-            median(t[m]),
-            min(t[m]),
-            max(t[m]),
-            median(p[m]),
-            min(p[m]),
-            max(p[m]),
-            median(t[m]) / median(p[m]));
+            Spread.cell(t[m], "%.1f"),
+            Spread.cell(p[m], "%.1f"),
+            Spread.median(t[m]) / Spread.median(p[m]));
       }
     } finally {
       for (MiniCluster c : clusters.values()) {
@@ -206,19 +202,5 @@ public final class TlsThroughput {
 
   private static double mibPerSecond(long bytes, long nanos) {
     return bytes / (1024.0 * 1024.0) / (nanos / 1e9);
-  }
-
-  private static double median(double[] v) {
-    double[] s = v.clone();
-    Arrays.sort(s);
-    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  }
-
-  private static double min(double[] v) {
-    return Arrays.stream(v).min().orElse(0);
-  }
-
-  private static double max(double[] v) {
-    return Arrays.stream(v).max().orElse(0);
   }
 }

@@ -72,4 +72,30 @@ public final class RawFrames {
         .putInt((int) payloadLength);
     return b;
   }
+
+  /** Only the 28-byte header claiming these lengths, without room for the body. */
+  public static byte[] headerOnly(
+      int magic,
+      int version,
+      int flags,
+      int methodId,
+      int status,
+      long callId,
+      int timing,
+      long messageLength,
+      long payloadLength) {
+    return java.util.Arrays.copyOf(
+        header(
+                magic,
+                version,
+                flags,
+                methodId,
+                status,
+                callId,
+                timing,
+                messageLength,
+                payloadLength)
+            .array(),
+        28);
+  }
 }

@@ -21,7 +21,6 @@ import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -121,7 +120,8 @@ class RpcHostileConnectionTest {
   void aFrameBeforeHelloIsHeldToTheSmallLimitWhateverTheServersLimits() throws IOException {
     start(BraidConfig.builder());
     // A 16 MiB payload announced before any Hello: refused from its header, nothing buffered.
-    byte[] header = headerOnly(RawFrames.MAGIC, 1, 0, RpcMethod.PING.id(), 0, 7, 0, 0, 16L << 20);
+    byte[] header =
+        RawFrames.headerOnly(RawFrames.MAGIC, 1, 0, RpcMethod.PING.id(), 0, 7, 0, 0, 16L << 20);
     Socket s = connect();
     s.getOutputStream().write(header);
     DataInputStream in = new DataInputStream(s.getInputStream());
@@ -132,7 +132,7 @@ class RpcHostileConnectionTest {
 
     // A message just over the limit too, even with no payload.
     byte[] big =
-        headerOnly(
+        RawFrames.headerOnly(
             RawFrames.MAGIC,
             1,
             0,
@@ -159,7 +159,9 @@ class RpcHostileConnectionTest {
     OutputStream out = s.getOutputStream();
     ByteBuffer both = ByteBuffer.allocate(RawFrames.hello(1, 1).length + FrameHeader.LENGTH);
     both.put(RawFrames.hello(1, 1));
-    both.put(headerOnly(RawFrames.MAGIC, 1, 0, RpcMethod.PING.id(), 0, 2, 0, 0, payload.length));
+    both.put(
+        RawFrames.headerOnly(
+            RawFrames.MAGIC, 1, 0, RpcMethod.PING.id(), 0, 2, 0, 0, payload.length));
     out.write(both.array());
     out.write(payload);
     DataInputStream in = new DataInputStream(s.getInputStream());
@@ -179,7 +181,8 @@ class RpcHostileConnectionTest {
     OutputStream out = s.getOutputStream();
     out.write(RawFrames.hello(1, 1));
     // Half of a frame announcing a 512 KiB payload, then nothing.
-    out.write(headerOnly(RawFrames.MAGIC, 1, 0, RpcMethod.PING.id(), 0, 2, 0, 0, 512L << 10));
+    out.write(
+        RawFrames.headerOnly(RawFrames.MAGIC, 1, 0, RpcMethod.PING.id(), 0, 2, 0, 0, 512L << 10));
     out.write(new byte[1000]);
     assertThat(awaitClosed(s)).isLessThan(Duration.ofSeconds(5));
     assertServing();
@@ -277,32 +280,6 @@ class RpcHostileConnectionTest {
         () -> server.warnings().suppressed("refused") == 19);
     TimeUnit.MILLISECONDS.sleep(1); // the limiter's clock is real: nothing resets it this soon
     assertThat(server.warnings().suppressed("refused")).isEqualTo(19);
-  }
-
-  /** The 28 bytes of a frame header claiming these lengths, without the body. */
-  private static byte[] headerOnly(
-      int magic,
-      int version,
-      int flags,
-      int methodId,
-      int status,
-      long callId,
-      int timing,
-      long messageLength,
-      long payloadLength) {
-    return Arrays.copyOf(
-        RawFrames.header(
-                magic,
-                version,
-                flags,
-                methodId,
-                status,
-                callId,
-                timing,
-                messageLength,
-                payloadLength)
-            .array(),
-        FrameHeader.LENGTH);
   }
 
   private int openFromLoopback() {
