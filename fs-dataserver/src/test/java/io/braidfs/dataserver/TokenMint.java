@@ -18,7 +18,7 @@ import java.util.Random;
  * <p>Thread-safety: immutable.
  */
 final class TokenMint {
-  /** The MDS's key id (fs-mds Namespace.SIGNING_KEY_ID is 1 as well). */
+  /** The id of a new namespace's first key (fs-mds SigningKeyRing starts at 1 as well). */
   static final int KEY_ID = 1;
 
   /** Every chunk index a token may cover (the MDS issues tokens for all chunks of a file). */

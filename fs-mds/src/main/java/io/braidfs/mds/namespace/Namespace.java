@@ -37,7 +37,6 @@ import io.braidfs.proto.ChunkLocation;
 import io.braidfs.proto.ChunkSetLocation;
 import io.braidfs.proto.ReplicaLocation;
 import java.io.IOException;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -63,8 +62,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Namespace {
   static final byte[] CLUSTER_ID = Keys.meta("cluster-id");
-  static final byte[] SIGNING_KEY = Keys.meta("signing-key");
-  static final int SIGNING_KEY_ID = 1;
 
   /** Every chunk index a whole-file token covers. */
   static final long ALL_CHUNKS = 0xFFFF_FFFFL;
@@ -103,8 +100,7 @@ public final class Namespace {
   /** The servers named as holders in chunk records when the namespace was loaded. */
   private volatile Set<Integer> holdersAtLoad = Set.of();
 
-  private volatile @Nullable TokenKeys tokenKeys;
-  private volatile byte[] signingKey = new byte[0];
+  private final SigningKeyRing signingKeys;
   private volatile String clusterId = "";
 
   /** The leader epoch this namespace serves under: 1 for a lone MDS, ZooKeeper's for HA. */
@@ -147,6 +143,9 @@ public final class Namespace {
     this.defaultLayout = Attrs.record(layout);
     this.listPage = config.get(NamespaceConfigKeys.LIST_PAGE);
     this.tokenLifetimeMs = config.get(NamespaceConfigKeys.TOKEN_LIFETIME).toMillis();
+    this.signingKeys =
+        new SigningKeyRing(
+            id, config.get(NamespaceConfigKeys.TOKEN_KEY_INTERVAL).toMillis(), tokenLifetimeMs);
     String su = permissions.superuser();
     this.superuser = su.isEmpty() ? "root" : su;
     String sg = permissions.supergroup();
@@ -191,9 +190,7 @@ public final class Namespace {
         ColumnFamily.META,
         CLUSTER_ID,
         ("braid-" + UUID.randomUUID()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    byte[] key = new byte[32];
-    new SecureRandom().nextBytes(key);
-    m.put(ColumnFamily.META, SIGNING_KEY, key);
+    signingKeys.format(m);
     return m;
   }
 
@@ -205,13 +202,11 @@ public final class Namespace {
   public void load() throws IOException {
     counters.load(decided);
     byte[] cid = decided.get(ColumnFamily.META, CLUSTER_ID);
-    byte[] key = decided.get(ColumnFamily.META, SIGNING_KEY);
-    if (cid == null || key == null) {
+    if (cid == null) {
       throw Resolver.fail(Status.INTERNAL, id + ": the namespace is not formatted");
     }
     clusterId = new String(cid, java.nio.charset.StandardCharsets.UTF_8);
-    tokenKeys = TokenKeys.of(SIGNING_KEY_ID, key);
-    signingKey = key;
+    signingKeys.load(decided);
     deletions.load();
     byte[] cursor = null;
     do {
@@ -290,22 +285,21 @@ public final class Namespace {
 
   /** The keys tokens are signed with. */
   public TokenKeys tokenKeys() {
-    TokenKeys k = tokenKeys;
-    if (k == null) {
-      throw new IllegalStateException(id + ": not loaded");
-    }
-    return k;
+    return signingKeys.keys();
   }
 
   /** The signing keys data servers verify tokens with (secret: never log the message). */
   public io.braidfs.proto.SigningKeys signingKeys() {
-    return io.braidfs.proto.SigningKeys.newBuilder()
-        .setCurrent(
-            io.braidfs.proto.SigningKey.newBuilder()
-                .setKeyId(SIGNING_KEY_ID)
-                .setSecret(com.google.protobuf.ByteString.copyFrom(signingKey))
-                .setExpiresNs(Long.MAX_VALUE))
-        .build();
+    return signingKeys.ring();
+  }
+
+  /**
+   * Rotates the token signing keys in {@code m} if they are due (the leader's housekeeping).
+   *
+   * @return whether {@code m} holds a rotation to journal
+   */
+  public boolean rotateSigningKeysIfDue(Mutation m) {
+    return signingKeys.rotateIfDue(m);
   }
 
   /** The data servers this namespace places chunks on and sums for StatFs. */

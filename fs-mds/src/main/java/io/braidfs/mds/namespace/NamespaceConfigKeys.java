@@ -73,6 +73,16 @@ public final class NamespaceConfigKeys implements ConfigKeySet {
           Duration.ofDays(7),
           "How long a capability token from open, create or a location lookup stays valid.");
 
+  public static final ConfigKey<Duration> TOKEN_KEY_INTERVAL =
+      ConfigKey.duration(
+          "braid.mds.token-key-interval",
+          Duration.ofHours(1),
+          Duration.ofSeconds(10),
+          Duration.ofDays(30),
+          "How often the MDS leader rotates the keys capability tokens are signed with; data"
+              + " servers hold each key one interval before and after it signs. Raised to the"
+              + " token lifetime if shorter.");
+
   private static final List<ConfigKey<?>> KEYS =
       List.of(
           STRIPE_UNIT,
@@ -81,7 +91,8 @@ public final class NamespaceConfigKeys implements ConfigKeySet {
           REPLICATION,
           MAX_REPLICATION,
           LIST_PAGE,
-          TOKEN_LIFETIME);
+          TOKEN_LIFETIME,
+          TOKEN_KEY_INTERVAL);
 
   /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
   public NamespaceConfigKeys() {}

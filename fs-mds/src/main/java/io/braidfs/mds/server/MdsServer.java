@@ -334,6 +334,15 @@ public final class MdsServer implements Service {
         }
         m.applied();
       }
+      Mutation keys = ns.newMutation();
+      if (ns.rotateSigningKeysIfDue(keys)) {
+        Journal j = journal;
+        if (j != null) {
+          j.append("rotate signing keys", keys.batch());
+          LOG.info("{}: token signing keys rotated; now {}", id, ns.tokenKeys());
+        }
+        keys.applied();
+      }
       retrySweepCursor = runner.sweepRetryCache(retrySweepCursor, 4096);
     } catch (IOException | RuntimeException e) {
       LOG.warn("{}: housekeeping failed: {}", id, e.toString());

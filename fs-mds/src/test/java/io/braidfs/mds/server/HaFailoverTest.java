@@ -152,6 +152,7 @@ class HaFailoverTest {
       }
       // The leader stops at once after its last answer: the successor must read the journal to its
       // end itself, not rely on what it had followed.
+      io.braidfs.proto.SigningKeys keys = leader.namespace().signingKeys();
       int old = indexOf(leader);
       leader.close();
       replicas[old] = null;
@@ -160,6 +161,8 @@ class HaFailoverTest {
       long tookMs = (System.nanoTime() - stopped) / 1_000_000;
       assertThat(next).isNotSameAs(leader);
       assertThat(next.epoch()).isGreaterThan(firstEpoch);
+      // The signing keys follow the leader: tokens the old one issued still verify.
+      assertThat(next.namespace().signingKeys()).isEqualTo(keys);
       assertThat(list(c, next.address(), "/d")).hasSize(n);
       try (RpcResponse<?> r =
           c.await(

@@ -3,6 +3,7 @@ package io.braidfs.mds.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.braidfs.common.clock.Clock;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
@@ -11,7 +12,9 @@ import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.token.AccessRequest;
 import io.braidfs.common.token.CapabilityToken;
 import io.braidfs.common.token.ClientId;
+import io.braidfs.common.token.TokenKeys;
 import io.braidfs.common.token.TokenVerifier;
+import io.braidfs.common.token.TokenVerifier.Outcome;
 import io.braidfs.proto.CommitRequest;
 import io.braidfs.proto.CreateRequest;
 import io.braidfs.proto.CreateResponse;
@@ -28,13 +31,17 @@ import io.braidfs.proto.ReadDirRequest;
 import io.braidfs.proto.ReadDirResponse;
 import io.braidfs.proto.RegisterDataServerRequest;
 import io.braidfs.proto.RenameRequest;
+import io.braidfs.proto.SigningKeys;
 import io.braidfs.proto.StatFsRequest;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -244,5 +251,114 @@ class MdsServerTest {
       }
       assertThat(mds.namespace().deletions().size()).isZero();
     }
+  }
+
+  @Test
+  void tokenSigningKeysRotateAndSurviveARestart() throws Exception {
+    AtomicLong skewMs = new AtomicLong();
+    Clock clock =
+        new Clock() {
+          @Override
+          public long nanoTime() {
+            return System.nanoTime() + skewMs.get() * 1_000_000L;
+          }
+
+          @Override
+          public long currentTimeMillis() {
+            return System.currentTimeMillis() + skewMs.get();
+          }
+        };
+    Map<String, String> settings = new HashMap<>();
+    settings.put("braid.mds.address", "127.0.0.1:0");
+    settings.put("braid.mds.store.dir", dir.resolve("mds").toString());
+    settings.put("braid.mds.layout.replication", "1");
+    settings.put("braid.mds.layout.stripe-width", "1");
+    settings.put("braid.mds.token-lifetime", "10s");
+    settings.put("braid.mds.token-key-interval", "10s");
+    SigningKeys afterTwo;
+    try (MdsServer mds = new MdsServer(BraidConfig.fromMap(settings), clock);
+        RpcClient c = RpcClient.builder("test").user("root").build()) {
+      mds.start();
+      c.start();
+      InetSocketAddress at = mds.address();
+      int server = register(c, at, 1).get(0);
+      // A new namespace publishes its next key from the start.
+      SigningKeys first = heartbeat(c, at, server).getSigningKeys();
+      assertThat(first.getCurrent().getKeyId()).isEqualTo(1);
+      assertThat(first.getNext().getKeyId()).isEqualTo(2);
+      assertThat(first.hasPrevious()).isFalse();
+      long issuedMs = clock.currentTimeMillis();
+      CreateResponse created =
+          c.callSync(
+              at, RpcMethod.CREATE, CreateRequest.newBuilder().setPath("/f").setMode(0644).build());
+      AccessRequest write =
+          new AccessRequest(
+              ClientId.of(c.clientId()),
+              created.getAttributes().getInodeId(),
+              created.getAttributes().getGeneration(),
+              0,
+              CapabilityToken.WRITE,
+              1);
+      byte[] token = created.getToken().toByteArray();
+      c.callSync(
+          at,
+          RpcMethod.COMMIT,
+          CommitRequest.newBuilder().setInodeId(write.fileId()).setPath("/f").build());
+
+      skewMs.addAndGet(11_000);
+      SigningKeys second = awaitCurrentKey(mds, 2);
+      // The old current key is kept as previous: tokens it signed still verify until they expire.
+      assertThat(second.getPrevious().getKeyId()).isEqualTo(1);
+      assertThat(second.getNext().getKeyId()).isEqualTo(3);
+      assertThat(second.getPrevious().getSecret()).isEqualTo(first.getCurrent().getSecret());
+      assertThat(second.getCurrent().getSecret()).isEqualTo(first.getNext().getSecret());
+      assertThat(verify(second, token, issuedMs, write)).isEqualTo(Outcome.OK);
+      assertThat(heartbeat(c, at, server).getSigningKeys()).isEqualTo(second);
+      // New tokens are signed with the new current key.
+      byte[] opened =
+          c.callSync(at, RpcMethod.OPEN, OpenRequest.newBuilder().setPath("/f").build())
+              .getToken()
+              .toByteArray();
+      TokenVerifier.Result read =
+          new TokenVerifier(TokenKeys.fromProto(second))
+              .verify(
+                  opened,
+                  clock.currentTimeMillis(),
+                  new AccessRequest(
+                      write.clientId(),
+                      write.fileId(),
+                      write.fileGeneration(),
+                      0,
+                      CapabilityToken.READ,
+                      1));
+      assertThat(read.outcome()).isEqualTo(Outcome.OK);
+      CapabilityToken fresh = read.token();
+      assertThat(fresh).isNotNull();
+      assertThat(fresh.keyId()).isEqualTo(2);
+
+      skewMs.addAndGet(11_000);
+      afterTwo = awaitCurrentKey(mds, 3);
+      // Two rotations on, the first key is gone: its tokens are refused whatever their times.
+      assertThat(verify(afterTwo, token, issuedMs, write)).isEqualTo(Outcome.UNKNOWN_KEY);
+    }
+    try (MdsServer mds = new MdsServer(BraidConfig.fromMap(settings), clock)) {
+      mds.start();
+      assertThat(mds.namespace().signingKeys()).isEqualTo(afterTwo);
+    }
+  }
+
+  private static SigningKeys awaitCurrentKey(MdsServer mds, int keyId) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    SigningKeys keys = mds.namespace().signingKeys();
+    while (keys.getCurrent().getKeyId() != keyId && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+      keys = mds.namespace().signingKeys();
+    }
+    assertThat(keys.getCurrent().getKeyId()).as("the current key id").isEqualTo(keyId);
+    return keys;
+  }
+
+  private static Outcome verify(SigningKeys keys, byte[] token, long atMs, AccessRequest request) {
+    return new TokenVerifier(TokenKeys.fromProto(keys)).verify(token, atMs, request).outcome();
   }
 }
