@@ -22,10 +22,12 @@ import io.braidfs.common.rpc.ExpectedCluster;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
+import io.braidfs.common.security.DelegationTokenCredentials;
 import io.braidfs.common.security.Security;
 import io.braidfs.common.security.Tls;
 import io.braidfs.proto.AccessRequest;
 import io.braidfs.proto.Attributes;
+import io.braidfs.proto.CancelDelegationTokenRequest;
 import io.braidfs.proto.ContentSummaryRequest;
 import io.braidfs.proto.CreateRequest;
 import io.braidfs.proto.CreateResponse;
@@ -33,6 +35,8 @@ import io.braidfs.proto.DeleteRequest;
 import io.braidfs.proto.DirEntry;
 import io.braidfs.proto.GetAttrRequest;
 import io.braidfs.proto.GetChunkLocationsRequest;
+import io.braidfs.proto.GetDelegationTokenRequest;
+import io.braidfs.proto.GetDelegationTokenResponse;
 import io.braidfs.proto.GetLayoutPolicyRequest;
 import io.braidfs.proto.GetServerDefaultsRequest;
 import io.braidfs.proto.GetXattrRequest;
@@ -51,6 +55,7 @@ import io.braidfs.proto.ReadLinkRequest;
 import io.braidfs.proto.RecoverLeaseRequest;
 import io.braidfs.proto.RemoveXattrRequest;
 import io.braidfs.proto.RenameRequest;
+import io.braidfs.proto.RenewDelegationTokenRequest;
 import io.braidfs.proto.RenewLeaseRequest;
 import io.braidfs.proto.RenewLeaseResponse;
 import io.braidfs.proto.RmdirRequest;
@@ -146,7 +151,10 @@ public final class BraidClient implements AutoCloseable {
             .groups(groups)
             .options(RpcOptions.from(b.config))
             // With Kerberos: proves the user in each Hello (the user must be the ticket's).
-            .credentials(Security.clientCredentials(b.config, "localhost"))
+            .credentials(
+                b.token != null
+                    ? new DelegationTokenCredentials(b.token.identifier(), b.token.password())
+                    : Security.clientCredentials(b.config, "localhost"))
             .tls(Tls.forClient(b.config, name))
             // Servers of another cluster are refused, so failover never leaves this cluster.
             .expectedCluster(ExpectedCluster.pinFirst(options.clusterId()))
@@ -674,6 +682,49 @@ public final class BraidClient implements AutoCloseable {
         mds.call(RpcMethod.STAT_FS, StatFsRequest.newBuilder().setPath("/").build()));
   }
 
+  // ---- delegation tokens
+  // -------------------------------------------------------------------------
+
+  /**
+   * A delegation token for this client's user, for a job's tasks to authenticate with; this client
+   * must have authenticated with Kerberos.
+   *
+   * @param renewer the user who may renew it (a scheduler such as YARN); empty for this user
+   * @throws IOException PERMISSION_DENIED without Kerberos, with a token, or as a service user
+   */
+  public DelegationToken getDelegationToken(String renewer) throws IOException {
+    GetDelegationTokenResponse r =
+        mds.call(
+            RpcMethod.GET_DELEGATION_TOKEN,
+            GetDelegationTokenRequest.newBuilder().setRenewer(renewer).build());
+    return new DelegationToken(
+        r.getIdentifier().toByteArray(), r.getPassword().toByteArray(), r.getExpiresMs());
+  }
+
+  /**
+   * Extends a token's life by the MDS's renew interval, never past its max date; only its renewer
+   * may.
+   *
+   * @return the new expiry, ms since the epoch
+   */
+  public long renewDelegationToken(byte[] identifier) throws IOException {
+    return mds.call(
+            RpcMethod.RENEW_DELEGATION_TOKEN,
+            RenewDelegationTokenRequest.newBuilder()
+                .setIdentifier(ByteString.copyFrom(identifier))
+                .build())
+        .getExpiresMs();
+  }
+
+  /** Ends a token now; its owner or renewer may. */
+  public void cancelDelegationToken(byte[] identifier) throws IOException {
+    mds.call(
+        RpcMethod.CANCEL_DELEGATION_TOKEN,
+        CancelDelegationTokenRequest.newBuilder()
+            .setIdentifier(ByteString.copyFrom(identifier))
+            .build());
+  }
+
   /** Totals over a subtree (du, Hadoop getContentSummary). */
   public ContentSummary contentSummary(String path) throws IOException {
     return Protos.contentSummary(
@@ -1061,6 +1112,7 @@ public final class BraidClient implements AutoCloseable {
     private final BraidConfig config;
     private String user = System.getProperty("user.name", "nobody");
     private List<String> groups = List.of();
+    private @Nullable DelegationToken token;
     private String name = "client-" + IDS.incrementAndGet();
 
     private Builder(BraidConfig config) {
@@ -1076,6 +1128,16 @@ public final class BraidClient implements AutoCloseable {
     /** The user's groups (default: one group named like the user). */
     public Builder groups(List<String> newGroups) {
       this.groups = List.copyOf(newGroups);
+      return this;
+    }
+
+    /**
+     * Authenticates with a delegation token instead of Kerberos (a job's task); the client acts as
+     * the token's owner.
+     */
+    public Builder delegationToken(DelegationToken newToken) {
+      this.token = newToken;
+      this.user = newToken.fields().owner();
       return this;
     }
 

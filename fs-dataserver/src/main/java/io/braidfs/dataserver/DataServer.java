@@ -188,7 +188,8 @@ public final class DataServer implements Service {
         RpcServer.builder(id)
             .bind(bind)
             .options(options)
-            .authenticator(Security.serverAuthenticator(config, id, bind.getHostString()))
+            .authenticator(
+                Security.serverAuthenticator(config, id, bind.getHostString(), g.delegationKeys()))
             .tls(Tls.forServer(config, id))
             .clusterId(s::clusterId)
             .handle(RpcMethod.WRITE_CHUNK, writes::write, null)

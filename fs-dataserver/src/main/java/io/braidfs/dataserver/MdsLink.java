@@ -174,6 +174,7 @@ final class MdsLink {
       store.saveIdentity(r.getServerId(), r.getClusterId());
       store.raiseEpoch(r.getMdsEpoch());
       gate.updateKeys(r.getSigningKeys());
+      gate.delegationKeys().update(r.getDelegationKeys());
       heartbeatMillis = Math.max(10, r.getHeartbeatIntervalMs());
       heard = false;
       linked = true;
@@ -286,6 +287,7 @@ final class MdsLink {
       store.raiseEpoch(r.getMdsEpoch());
       if (r.hasSigningKeys()) {
         gate.updateKeys(r.getSigningKeys());
+        gate.delegationKeys().update(r.getDelegationKeys());
       }
       delete(r.getChunksToDeleteList());
       if (!heard) {

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.rpc.CallerContext;
+import io.braidfs.common.security.DelegationKeys;
 import io.braidfs.common.token.AccessRequest;
 import io.braidfs.common.token.CapabilityToken;
 import io.braidfs.common.token.ClientId;
@@ -45,6 +46,7 @@ final class TokenGate {
   private final LongSupplier clock;
   private final Predicate<CallerContext> servicePeer;
   private volatile @Nullable TokenVerifier verifier;
+  private final DelegationKeys delegationKeys = new DelegationKeys();
 
   /**
    * @param servicePeer whether a caller is one of the cluster's servers (the MDS, a peer): with
@@ -66,6 +68,14 @@ final class TokenGate {
   /** Installs the MDS's current signing keys. */
   void updateKeys(SigningKeys keys) {
     verifier = new TokenVerifier(TokenKeys.fromProto(keys), clockSkew);
+  }
+
+  /**
+   * The MDS's delegation keys, with which this server checks the Hello of a job's task holding a
+   * delegation token (updated with the signing keys).
+   */
+  DelegationKeys delegationKeys() {
+    return delegationKeys;
   }
 
   /**

@@ -5,6 +5,7 @@ import io.braidfs.client.ChunkLocation;
 import io.braidfs.client.ChunkSetLocation;
 import io.braidfs.client.ClientConfigKeys;
 import io.braidfs.client.DataPathOptions;
+import io.braidfs.client.DelegationToken;
 import io.braidfs.client.internal.MetadataClient;
 import io.braidfs.client.internal.data.ChunkService;
 import io.braidfs.client.internal.data.LocalReplicas;
@@ -392,6 +393,26 @@ public final class MiniCluster implements AutoCloseable {
             .build();
     braidClients.add(b);
     return b;
+  }
+
+  /**
+   * A connected {@link BraidClient} that authenticates with a delegation token alone (a job's task)
+   * and acts as the token's owner, or as {@code user} if it is not null; closed by the cluster.
+   */
+  public BraidClient newBraidClient(DelegationToken token, @Nullable String user)
+      throws IOException {
+    BraidClient.Builder b =
+        BraidClient.builder(
+                BraidConfig.fromMap(
+                    Map.of(ClientConfigKeys.MDS.name(), HostPort.of(mdsAddress()).toString())))
+            .delegationToken(token)
+            .name("test-token-" + token.fields().sequence());
+    if (user != null) {
+      b.user(user);
+    }
+    BraidClient c = b.build();
+    braidClients.add(c);
+    return c;
   }
 
   /** The MDS calls of the data path, over {@code client}. */

@@ -1,5 +1,7 @@
 package io.braidfs.common.rpc;
 
+import com.google.protobuf.ByteString;
+import io.braidfs.proto.HelloRequest;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 
@@ -13,8 +15,13 @@ import java.net.InetSocketAddress;
 public interface HelloCredentials {
   /** One connection's handshake. */
   interface Handshake {
-    /** The token the Hello carries. */
+    /** The GSS-API token the Hello carries (empty for other kinds of proof). */
     byte[] token();
+
+    /** Puts this handshake's proof into the Hello: by default {@link #token()} as its gss_token. */
+    default void fill(HelloRequest.Builder hello) {
+      hello.setGssToken(ByteString.copyFrom(token()));
+    }
 
     /**
      * Checks the server's reply token.

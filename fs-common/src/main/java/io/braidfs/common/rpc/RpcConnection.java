@@ -301,16 +301,17 @@ public final class RpcConnection {
   }
 
   private void connected() {
-    HelloRequest request =
+    HelloRequest.Builder hb =
         HelloRequest.newBuilder()
             .setProtocolVersion(FrameHeader.VERSION)
             .setClientId(ByteString.copyFrom(client.clientId()))
             .setClientName(client.name())
             .setUser(client.user())
-            .addAllGroups(client.groups())
-            .setGssToken(
-                handshake == null ? ByteString.EMPTY : ByteString.copyFrom(handshake.token()))
-            .build();
+            .addAllGroups(client.groups());
+    if (handshake != null) {
+      handshake.fill(hb);
+    }
+    HelloRequest request = hb.build();
     long deadline = System.nanoTime() + client.options().callTimeout().toNanos();
     PendingCall<HelloRequest, HelloResponse> call =
         new PendingCall<>(RpcMethod.HELLO, client.newCallId(), request, null, deadline, NO_OP);

@@ -8,6 +8,8 @@ import io.braidfs.proto.AccessRequest;
 import io.braidfs.proto.AccessResponse;
 import io.braidfs.proto.AllocateChunkSetRequest;
 import io.braidfs.proto.AllocateChunkSetResponse;
+import io.braidfs.proto.CancelDelegationTokenRequest;
+import io.braidfs.proto.CancelDelegationTokenResponse;
 import io.braidfs.proto.ChecksumChunkRequest;
 import io.braidfs.proto.ChecksumChunkResponse;
 import io.braidfs.proto.ChunkReportRequest;
@@ -44,6 +46,8 @@ import io.braidfs.proto.GetChunkInfoRequest;
 import io.braidfs.proto.GetChunkInfoResponse;
 import io.braidfs.proto.GetChunkLocationsRequest;
 import io.braidfs.proto.GetChunkLocationsResponse;
+import io.braidfs.proto.GetDelegationTokenRequest;
+import io.braidfs.proto.GetDelegationTokenResponse;
 import io.braidfs.proto.GetLayoutPolicyRequest;
 import io.braidfs.proto.GetLayoutPolicyResponse;
 import io.braidfs.proto.GetServerDefaultsRequest;
@@ -87,6 +91,8 @@ import io.braidfs.proto.RemoveXattrRequest;
 import io.braidfs.proto.RemoveXattrResponse;
 import io.braidfs.proto.RenameRequest;
 import io.braidfs.proto.RenameResponse;
+import io.braidfs.proto.RenewDelegationTokenRequest;
+import io.braidfs.proto.RenewDelegationTokenResponse;
 import io.braidfs.proto.RenewLeaseRequest;
 import io.braidfs.proto.RenewLeaseResponse;
 import io.braidfs.proto.ReplaceReplicaRequest;
@@ -138,7 +144,7 @@ import org.jspecify.annotations.Nullable;
  * {@code (braid.method_id)} option there. Each constant below binds a proto method to its Java
  * types, and {@code RpcMethodTest} checks that every proto method has exactly one constant.
  *
- * <p>Why it is long: every method of the wire protocol (58, in five services) is bound here to its
+ * <p>Why it is long: every method of the wire protocol (61, in five services) is bound here to its
  * Java request and response types, one constant of six formatted lines and two imports each, so the
  * registry is complete in the one place {@code RpcMethodTest} checks against the protos; the
  * class's own code is under 100 lines.
@@ -393,6 +399,27 @@ public final class RpcMethod<Q extends Message, R extends Message> {
           "SetReplication",
           SetReplicationRequest.getDefaultInstance(),
           SetReplicationResponse.getDefaultInstance());
+  public static final RpcMethod<GetDelegationTokenRequest, GetDelegationTokenResponse>
+      GET_DELEGATION_TOKEN =
+          define(
+              METADATA_SERVICE,
+              "GetDelegationToken",
+              GetDelegationTokenRequest.getDefaultInstance(),
+              GetDelegationTokenResponse.getDefaultInstance());
+  public static final RpcMethod<RenewDelegationTokenRequest, RenewDelegationTokenResponse>
+      RENEW_DELEGATION_TOKEN =
+          define(
+              METADATA_SERVICE,
+              "RenewDelegationToken",
+              RenewDelegationTokenRequest.getDefaultInstance(),
+              RenewDelegationTokenResponse.getDefaultInstance());
+  public static final RpcMethod<CancelDelegationTokenRequest, CancelDelegationTokenResponse>
+      CANCEL_DELEGATION_TOKEN =
+          define(
+              METADATA_SERVICE,
+              "CancelDelegationToken",
+              CancelDelegationTokenRequest.getDefaultInstance(),
+              CancelDelegationTokenResponse.getDefaultInstance());
 
   // ---- ClusterService (200-249): membership and chunk bookkeeping, data server -> MDS -----------
   public static final RpcMethod<RegisterDataServerRequest, RegisterDataServerResponse>

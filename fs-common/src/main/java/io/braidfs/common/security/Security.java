@@ -39,6 +39,41 @@ public final class Security {
    */
   public static @Nullable HelloAuthenticator serverAuthenticator(
       BraidConfig config, String serverId, String host) throws IOException {
+    return serverAuthenticator(config, serverId, host, null);
+  }
+
+  /**
+   * As {@link #serverAuthenticator(BraidConfig, String, String)}, accepting delegation tokens too
+   * when {@code tokens} is not null: a Hello carrying a token's proof is checked against it, any
+   * other against Kerberos.
+   */
+  public static @Nullable HelloAuthenticator serverAuthenticator(
+      BraidConfig config, String serverId, String host, @Nullable DelegationTokenPasswords tokens)
+      throws IOException {
+    HelloAuthenticator kerberos = kerberosAuthenticator(config, serverId, host);
+    if (kerberos == null || tokens == null) {
+      return kerberos;
+    }
+    HelloAuthenticator byToken =
+        new DelegationTokenAuthenticator(
+            serverId,
+            tokens,
+            GroupLookup.parse(config.get(SecurityConfigKeys.GROUPS)),
+            serviceUserSet(config),
+            System::currentTimeMillis);
+    return (hello, remote) ->
+        hello.hasDelegationToken()
+            ? byToken.authenticate(hello, remote)
+            : kerberos.authenticate(hello, remote);
+  }
+
+  /** Whether {@code caller} authenticated with a delegation token rather than Kerberos. */
+  public static boolean byDelegationToken(CallerContext caller) {
+    return DelegationTokenAuthenticator.byToken(caller);
+  }
+
+  private static @Nullable HelloAuthenticator kerberosAuthenticator(
+      BraidConfig config, String serverId, String host) throws IOException {
     if (!kerberos(config)) {
       return null;
     }
@@ -91,7 +126,8 @@ public final class Security {
     return c -> c.authenticated() && !c.proxied() && users.contains(c.realUser());
   }
 
-  private static Set<String> serviceUserSet(BraidConfig config) {
+  /** The users of {@code braid.security.service-users}. */
+  public static Set<String> serviceUserSet(BraidConfig config) {
     return Arrays.stream(config.get(SecurityConfigKeys.SERVICE_USERS).split(","))
         .map(String::trim)
         .filter(u -> !u.isEmpty())

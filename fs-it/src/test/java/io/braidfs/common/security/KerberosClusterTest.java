@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidInputStream;
 import io.braidfs.client.BraidOutputStream;
+import io.braidfs.client.DelegationToken;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
@@ -309,5 +310,100 @@ class KerberosClusterTest {
         .satisfies(
             e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED));
     assertThat(cluster.runningDataServers()).hasSize(3);
+  }
+
+  @Test
+  void aJobsTaskWorksWithADelegationTokenAloneUntilItIsCancelled() throws Exception {
+    BraidClient root = cluster.newBraidClient("root", as("root"));
+    root.mkdirs("/jobs/alice", 0755);
+    root.setOwner("/jobs/alice", "alice", "staff");
+    BraidClient alice = cluster.newBraidClient("alice", as("alice"));
+    byte[] input = "the job's input".getBytes(StandardCharsets.UTF_8);
+    try (BraidOutputStream out = alice.create("/jobs/alice/input")) {
+      out.write(input);
+    }
+    DelegationToken token = alice.getDelegationToken("bob");
+    DelegationTokenIdentifier fields = token.fields();
+    assertThat(fields.owner()).isEqualTo("alice");
+    assertThat(fields.renewer()).isEqualTo("bob");
+    assertThat(fields.maxMs()).isGreaterThan(fields.issueMs());
+    assertThat(token.expiresMs()).isBetween(fields.issueMs(), fields.maxMs());
+
+    // The task has no ticket, only the token: it reads through the MDS and the data servers and
+    // writes as alice.
+    BraidClient task = cluster.newBraidClient(token, null);
+    try (BraidInputStream in = task.open("/jobs/alice/input")) {
+      assertThat(in.readAllBytes()).isEqualTo(input);
+    }
+    try (BraidOutputStream out = task.create("/jobs/alice/part-0")) {
+      out.write(input);
+    }
+    assertThat(root.stat("/jobs/alice/part-0").user()).isEqualTo("alice");
+    // A token gets no further tokens, and cannot act as anyone but its owner.
+    assertThatThrownBy(() -> task.getDelegationToken(""))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED))
+        .hasMessageContaining("authenticate with Kerberos");
+    assertThatThrownBy(() -> cluster.newBraidClient(token, "root"))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED))
+        .hasMessageContaining("may not act as root");
+    // A wrong password proves nothing, at the MDS or at a data server.
+    byte[] wrong = token.password();
+    wrong[0] ^= 1;
+    DelegationToken forged = new DelegationToken(token.identifier(), wrong, token.expiresMs());
+    assertThatThrownBy(() -> cluster.newBraidClient(forged, null))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.NOT_AUTHENTICATED));
+    try (RpcClient raw =
+        RpcClient.builder("forged")
+            .credentials(new DelegationTokenCredentials(token.identifier(), wrong))
+            .build()) {
+      raw.start();
+      assertThatThrownBy(
+              () ->
+                  raw.callSync(
+                      cluster.dataServer(0).address(),
+                      RpcMethod.PING,
+                      PingRequest.getDefaultInstance()))
+          .satisfies(
+              e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.NOT_AUTHENTICATED))
+          .hasMessageContaining("proof does not match");
+    }
+
+    // Only the renewer renews; renewing never passes the max date.
+    assertThatThrownBy(() -> alice.renewDelegationToken(token.identifier()))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED))
+        .hasMessageContaining("its renewer is bob");
+    BraidClient bob = cluster.newBraidClient("bob", as("bob"));
+    long renewed = bob.renewDelegationToken(token.identifier());
+    assertThat(renewed)
+        .isGreaterThanOrEqualTo(token.expiresMs())
+        .isLessThanOrEqualTo(fields.maxMs());
+
+    // The token is in the journal: it outlives the MDS process.
+    cluster.restartMds();
+    BraidClient after = cluster.newBraidClient(token, null);
+    try (BraidInputStream in = after.open("/jobs/alice/part-0")) {
+      assertThat(in.readAllBytes()).isEqualTo(input);
+    }
+
+    // Cancelled by its owner: no new connection is accepted with it.
+    BraidClient aliceAgain = cluster.newBraidClient("alice", as("alice"));
+    aliceAgain.cancelDelegationToken(token.identifier());
+    assertThatThrownBy(() -> cluster.newBraidClient(token, null))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.NOT_AUTHENTICATED))
+        .hasMessageContaining("not known");
+  }
+
+  @Test
+  void delegationTokensAreForKerberosUsersOnly() throws Exception {
+    BraidClient service = cluster.newBraidClient("braid", as("braid/elsewhere"));
+    assertThatThrownBy(() -> service.getDelegationToken(""))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED))
+        .hasMessageContaining("service user");
   }
 }

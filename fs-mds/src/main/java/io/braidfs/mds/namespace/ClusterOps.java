@@ -125,6 +125,7 @@ public final class ClusterOps {
         .setMdsEpoch(ns.epoch())
         .setHeartbeatIntervalMs((int) ns.registry.heartbeatInterval().toMillis())
         .setSigningKeys(ns.signingKeys())
+        .setDelegationKeys(ns.delegationTokens().keysForDataServers())
         .build();
   }
 
@@ -154,7 +155,10 @@ public final class ClusterOps {
     }
     DataServerRegistry.HeartbeatOutcome outcome = ns.registry.heartbeat(req.getServerId(), usage);
     HeartbeatResponse.Builder out =
-        HeartbeatResponse.newBuilder().setSigningKeys(ns.signingKeys()).setMdsEpoch(ns.epoch());
+        HeartbeatResponse.newBuilder()
+            .setSigningKeys(ns.signingKeys())
+            .setDelegationKeys(ns.delegationTokens().keysForDataServers())
+            .setMdsEpoch(ns.epoch());
     if (outcome == DataServerRegistry.HeartbeatOutcome.UNKNOWN) {
       return out.setRegisterAgain(true).build();
     }

@@ -6,6 +6,7 @@ import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.layout.Layout;
 import io.braidfs.common.path.BraidPath;
+import io.braidfs.common.security.Security;
 import io.braidfs.common.token.AccessRequest;
 import io.braidfs.common.token.CapabilityToken;
 import io.braidfs.common.token.ClientId;
@@ -101,6 +102,7 @@ public final class Namespace {
   private volatile Set<Integer> holdersAtLoad = Set.of();
 
   private final SigningKeyRing signingKeys;
+  private final DelegationTokens delegationTokens;
   private volatile String clusterId = "";
 
   /** The leader epoch this namespace serves under: 1 for a lone MDS, ZooKeeper's for HA. */
@@ -146,6 +148,14 @@ public final class Namespace {
     this.signingKeys =
         new SigningKeyRing(
             id, config.get(NamespaceConfigKeys.TOKEN_KEY_INTERVAL).toMillis(), tokenLifetimeMs);
+    this.delegationTokens =
+        new DelegationTokens(
+            id,
+            config.get(NamespaceConfigKeys.DELEGATION_RENEW_INTERVAL).toMillis(),
+            config.get(NamespaceConfigKeys.DELEGATION_MAX_LIFETIME).toMillis(),
+            config.get(NamespaceConfigKeys.DELEGATION_KEY_INTERVAL).toMillis(),
+            Security.serviceUserSet(config),
+            clock::currentTimeMillis);
     String su = permissions.superuser();
     this.superuser = su.isEmpty() ? "root" : su;
     String sg = permissions.supergroup();
@@ -167,7 +177,7 @@ public final class Namespace {
 
   /**
    * The writes that format an empty store: the root (owned by the superuser, mode 0755), the
-   * counters, a cluster id and a token signing key.
+   * counters, a cluster id, the token signing keys and the delegation keys.
    */
   public Mutation format() {
     Mutation m = new Mutation(decided, nowNs());
@@ -191,6 +201,7 @@ public final class Namespace {
         CLUSTER_ID,
         ("braid-" + UUID.randomUUID()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     signingKeys.format(m);
+    delegationTokens.format(m);
     return m;
   }
 
@@ -207,6 +218,7 @@ public final class Namespace {
     }
     clusterId = new String(cid, java.nio.charset.StandardCharsets.UTF_8);
     signingKeys.load(decided);
+    delegationTokens.load(decided);
     deletions.load();
     byte[] cursor = null;
     do {
@@ -293,6 +305,11 @@ public final class Namespace {
     return signingKeys.ring();
   }
 
+  /** Delegation tokens: issue, renew, cancel, and the passwords of live ones. */
+  public DelegationTokens delegationTokens() {
+    return delegationTokens;
+  }
+
   /**
    * Rotates the token signing keys in {@code m} if they are due (the leader's housekeeping).
    *
@@ -315,6 +332,7 @@ public final class Namespace {
   /** Reloads the counters after a mutation was abandoned before reaching the journal. */
   public void abandoned() throws IOException {
     counters.load(decided);
+    delegationTokens.load(decided);
   }
 
   /** A new mutation stamped with the current time. */

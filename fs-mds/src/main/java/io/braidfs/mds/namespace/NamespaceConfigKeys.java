@@ -83,6 +83,34 @@ public final class NamespaceConfigKeys implements ConfigKeySet {
               + " servers hold each key one interval before and after it signs. Raised to the"
               + " token lifetime if shorter.");
 
+  public static final ConfigKey<Duration> DELEGATION_RENEW_INTERVAL =
+      ConfigKey.duration(
+          "braid.mds.delegation-token.renew-interval",
+          Duration.ofDays(1),
+          Duration.ofSeconds(10),
+          Duration.ofDays(365),
+          "How long a delegation token lives after it is issued or renewed, unless renewed again"
+              + " (HDFS: dfs.namenode.delegation.token.renew-interval).");
+
+  public static final ConfigKey<Duration> DELEGATION_MAX_LIFETIME =
+      ConfigKey.duration(
+          "braid.mds.delegation-token.max-lifetime",
+          Duration.ofDays(7),
+          Duration.ofSeconds(10),
+          Duration.ofDays(365),
+          "The most a delegation token lives, however often renewed"
+              + " (HDFS: dfs.namenode.delegation.token.max-lifetime).");
+
+  public static final ConfigKey<Duration> DELEGATION_KEY_INTERVAL =
+      ConfigKey.duration(
+          "braid.mds.delegation-token.key-interval",
+          Duration.ofDays(1),
+          Duration.ofSeconds(10),
+          Duration.ofDays(365),
+          "How often the key delegation-token passwords derive from is replaced; each is kept"
+              + " until its tokens have passed their max lifetime"
+              + " (HDFS: dfs.namenode.delegation.key.update-interval).");
+
   private static final List<ConfigKey<?>> KEYS =
       List.of(
           STRIPE_UNIT,
@@ -92,7 +120,10 @@ public final class NamespaceConfigKeys implements ConfigKeySet {
           MAX_REPLICATION,
           LIST_PAGE,
           TOKEN_LIFETIME,
-          TOKEN_KEY_INTERVAL);
+          TOKEN_KEY_INTERVAL,
+          DELEGATION_RENEW_INTERVAL,
+          DELEGATION_MAX_LIFETIME,
+          DELEGATION_KEY_INTERVAL);
 
   /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
   public NamespaceConfigKeys() {}

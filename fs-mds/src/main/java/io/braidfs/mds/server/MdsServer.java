@@ -218,7 +218,9 @@ public final class MdsServer implements Service {
         RpcServer.builder(id)
             .bind(bind)
             .options(rpcOptions)
-            .authenticator(Security.serverAuthenticator(config, id, bind.getHostString()))
+            .authenticator(
+                Security.serverAuthenticator(
+                    config, id, bind.getHostString(), ns.delegationTokens()))
             .tls(Tls.forServer(config, id));
     b.clusterId(ns::clusterId); // Hello names the cluster: clients refuse another cluster's MDS
     ScheduledExecutorService mon =
@@ -260,6 +262,7 @@ public final class MdsServer implements Service {
             chunks -> rep.requestChunks(chunks),
             clusterOps.reports())
         .register(b, readPool, mutationThread);
+    new DelegationTokenHandlers(ns.delegationTokens(), runner).register(b, mutationThread);
     new ClusterHandlers(ns, clusterOps, j, rep, ServicePeers.from(config))
         .register(b, readPool, mutationThread);
     new AdminHandlers(admin, rep, j, ns, new HaAdmin(this, id, ha != null))
@@ -334,6 +337,13 @@ public final class MdsServer implements Service {
         }
         m.applied();
       }
+      Mutation tokens = ns.newMutation();
+      ns.delegationTokens().expire(tokens);
+      Journal tj = journal;
+      if (!tokens.isEmpty() && tj != null) {
+        tj.append("expire delegation tokens", tokens.batch());
+      }
+      tokens.applied();
       Mutation keys = ns.newMutation();
       if (ns.rotateSigningKeysIfDue(keys)) {
         Journal j = journal;
