@@ -9,6 +9,7 @@ import io.braidfs.client.ChunkLocation;
 import io.braidfs.client.ChunkLocations;
 import io.braidfs.client.ChunkSetLocation;
 import io.braidfs.client.CreateOptions;
+import io.braidfs.client.DelegationToken;
 import io.braidfs.client.DirectoryEntry;
 import io.braidfs.client.DirectoryPage;
 import io.braidfs.client.FileAttributes;
@@ -19,6 +20,7 @@ import io.braidfs.client.ReplicaLocation;
 import io.braidfs.client.XattrSetMode;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
+import io.braidfs.common.security.Security;
 import io.braidfs.hadoop.HadoopErrors.Op;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -63,7 +65,10 @@ import org.apache.hadoop.fs.permission.AclEntry;
 import org.apache.hadoop.fs.permission.AclStatus;
 import org.apache.hadoop.fs.permission.FsAction;
 import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.token.Token;
+import org.apache.hadoop.security.token.TokenIdentifier;
 import org.apache.hadoop.util.DataChecksum;
 import org.apache.hadoop.util.Progressable;
 import org.jspecify.annotations.Nullable;
@@ -102,6 +107,7 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   int listPage = LIST_PAGE;
 
   private URI uri;
+  private BraidConfig config;
   private BraidClient client;
   private Path workingDir;
   private ExecutorService parallel;
@@ -124,13 +130,21 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
       throw new IOException("braid: " + e.getMessage(), e);
     }
     this.uri = URI.create(SCHEME + "://" + name.getAuthority());
+    this.config = config;
     UserGroupInformation ugi = UserGroupInformation.getCurrentUser();
-    this.client =
+    BraidClient.Builder b =
         BraidClient.builder(config)
             .user(ugi.getShortUserName())
             .groups(Arrays.asList(ugi.getGroupNames()))
-            .name("hadoop " + uri)
-            .build();
+            .name("hadoop " + uri);
+    String service = getCanonicalServiceName();
+    Token<? extends TokenIdentifier> token =
+        service == null ? null : ugi.getCredentials().getToken(new Text(service));
+    if (token != null && BraidTokenIdentifier.KIND.equals(token.getKind())) {
+      // A job's task: the token its submitter collected stands in for a Kerberos ticket.
+      b.delegationToken(new DelegationToken(token.getIdentifier(), token.getPassword(), 0));
+    }
+    this.client = b.build();
     LayoutPolicy defaults = client.serverDefaults().defaultLayout();
     this.defaultBlockSize = defaults.chunkSize() * defaults.stripeWidth();
     this.defaultReplication = (short) defaults.replication();
@@ -172,7 +186,36 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
 
   @Override
   public @Nullable String getCanonicalServiceName() {
-    return null; // no delegation tokens (yet): nothing for a job to collect
+    // Only a Kerberos cluster issues tokens; computed without a call, as tasks look their token up
+    // before they connect. "braid:" and the URI's authority, as HDFS's "ha-hdfs:<nameservice>".
+    return Security.kerberos(config) ? SCHEME + ":" + uri.getAuthority() : null;
+  }
+
+  /**
+   * A delegation token for this file system's user (who must have authenticated with Kerberos), for
+   * a job's tasks; Hadoop's {@code addDelegationTokens} files it under {@link
+   * #getCanonicalServiceName}.
+   *
+   * @param renewer who may renew it (a principal or a short name); null or empty for this user
+   */
+  @Override
+  public @Nullable Token<BraidTokenIdentifier> getDelegationToken(@Nullable String renewer)
+      throws IOException {
+    String service = getCanonicalServiceName();
+    if (service == null) {
+      return null; // simple authentication: tasks need no token
+    }
+    DelegationToken t;
+    try {
+      t =
+          client.getDelegationToken(
+              renewer == null || renewer.isEmpty() ? "" : Security.shortUserName(config, renewer));
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, HadoopErrors.Op.PATH);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("braid: renewer " + renewer + ": " + e.getMessage(), e);
+    }
+    return new Token<>(t.identifier(), t.password(), BraidTokenIdentifier.KIND, new Text(service));
   }
 
   @Override

@@ -3,9 +3,7 @@ package io.braidfs.bench.data;
 import io.braidfs.client.BraidClient;
 import io.braidfs.common.security.SecurityConfigKeys;
 import io.braidfs.testing.MiniCluster;
-import java.io.File;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import io.braidfs.testing.TestKdc;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,7 +15,6 @@ import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.apache.kerby.kerberos.kerb.server.SimpleKdcServer;
 
 /**
  * Issue 28's Kerberos measurement, side by side in one run: metadata operations (creates of empty
@@ -31,7 +28,7 @@ import org.apache.kerby.kerberos.kerb.server.SimpleKdcServer;
  */
 public final class KerberosOverhead {
   private static final int CALLERS = 16;
-  private static final String REALM = "BENCH.TEST";
+  private static final String REALM = TestKdc.REALM;
 
   private KerberosOverhead() {}
 
@@ -48,31 +45,19 @@ public final class KerberosOverhead {
       }
     }
     Files.createDirectories(dir);
-    SimpleKdcServer kdc = new SimpleKdcServer();
-    kdc.setWorkDir(dir.toFile());
-    kdc.setKdcHost("localhost");
-    kdc.setKdcRealm(REALM);
-    kdc.setAllowUdp(false);
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      kdc.setKdcTcpPort(s.getLocalPort());
-    }
-    kdc.init();
-    kdc.start();
-    try {
-      File service = dir.resolve("braid.keytab").toFile();
-      File user = dir.resolve("root.keytab").toFile();
-      kdc.createAndExportPrincipals(service, "braid/localhost");
-      kdc.createAndExportPrincipals(user, "root");
-      String krb5 = dir.resolve("krb5.conf").toString();
+    try (TestKdc kdc = TestKdc.start(dir.resolve("kdc"))) {
+      String service = kdc.keytab("braid/localhost");
+      String user = kdc.keytab("root");
+      String krb5 = kdc.krb5Conf();
       Map<String, String> server = new HashMap<>();
       server.put(SecurityConfigKeys.AUTHENTICATION.name(), "KERBEROS");
       server.put(SecurityConfigKeys.KERBEROS_KRB5_CONF.name(), krb5);
       server.put(SecurityConfigKeys.KERBEROS_PRINCIPAL.name(), "braid/localhost@" + REALM);
-      server.put(SecurityConfigKeys.KERBEROS_KEYTAB.name(), service.getPath());
+      server.put(SecurityConfigKeys.KERBEROS_KEYTAB.name(), service);
       server.put(SecurityConfigKeys.KERBEROS_SERVER_PRINCIPAL.name(), "braid/localhost");
       Map<String, String> client = new HashMap<>(server);
       client.put(SecurityConfigKeys.KERBEROS_PRINCIPAL.name(), "root@" + REALM);
-      client.put(SecurityConfigKeys.KERBEROS_KEYTAB.name(), user.getPath());
+      client.put(SecurityConfigKeys.KERBEROS_KEYTAB.name(), user);
       client.put("braid.client.cache.attr-ttl", "0s");
       MiniCluster.Builder kb = MiniCluster.builder(dir.resolve("kerberos")).dataServers(1);
       server.forEach(kb::config);
@@ -127,8 +112,6 @@ public final class KerberosOverhead {
           c.close();
         }
       }
-    } finally {
-      kdc.stop();
     }
   }
 

@@ -67,6 +67,23 @@ public final class Security {
             : kerberos.authenticate(hello, remote);
   }
 
+  /**
+   * The short user name of {@code name}: itself if it is already one, else the Kerberos principal
+   * mapped by {@code braid.security.auth-to-local} (a delegation token's renewer given as
+   * "yarn/host@REALM" is "yarn").
+   *
+   * @throws IllegalArgumentException if no rule maps the principal
+   */
+  public static String shortUserName(BraidConfig config, String name) {
+    if (name.indexOf('/') < 0 && name.indexOf('@') < 0) {
+      return name;
+    }
+    KerberosLogin.useKrb5Conf(config.get(SecurityConfigKeys.KERBEROS_KRB5_CONF));
+    return KerberosNameMapper.parse(
+            config.get(SecurityConfigKeys.AUTH_TO_LOCAL), KerberosLogin.defaultRealm())
+        .shortName(name);
+  }
+
   /** Whether {@code caller} authenticated with a delegation token rather than Kerberos. */
   public static boolean byDelegationToken(CallerContext caller) {
     return DelegationTokenAuthenticator.byToken(caller);

@@ -23,6 +23,7 @@ import io.braidfs.proto.ReadChunkRequest;
 import io.braidfs.proto.RegisterDataServerRequest;
 import io.braidfs.proto.ReplicaLocation;
 import io.braidfs.testing.MiniCluster;
+import io.braidfs.testing.TestKdc;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

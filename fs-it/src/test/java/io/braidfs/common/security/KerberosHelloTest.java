@@ -16,6 +16,7 @@ import io.braidfs.common.testing.RawFrames;
 import io.braidfs.proto.HelloRequest;
 import io.braidfs.proto.PingRequest;
 import io.braidfs.proto.PingResponse;
+import io.braidfs.testing.TestKdc;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;

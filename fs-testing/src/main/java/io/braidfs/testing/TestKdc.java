@@ -1,4 +1,4 @@
-package io.braidfs.common.security;
+package io.braidfs.testing;
 
 import java.io.File;
 import java.io.IOException;
@@ -14,9 +14,11 @@ import org.apache.kerby.kerberos.kerb.type.ticket.TgtTicket;
 /**
  * A real Kerberos KDC (Apache Kerby's, as Hadoop's MiniKdc) on a free loopback TCP port, in its own
  * directory: principals, keytabs, "kinit" ticket caches and the krb5.conf pointing at it.
+ *
+ * <p>Thread-safety: thread-safe as Kerby's server is.
  */
-final class TestKdc implements AutoCloseable {
-  static final String REALM = "BRAID.TEST";
+public final class TestKdc implements AutoCloseable {
+  public static final String REALM = "BRAID.TEST";
 
   private final SimpleKdcServer kdc;
   private final Path dir;
@@ -26,7 +28,7 @@ final class TestKdc implements AutoCloseable {
     this.dir = dir;
   }
 
-  static TestKdc start(Path dir) throws Exception {
+  public static TestKdc start(Path dir) throws Exception {
     java.nio.file.Files.createDirectories(dir);
     for (int attempt = 0; ; attempt++) {
       SimpleKdcServer kdc = new SimpleKdcServer();
@@ -55,19 +57,19 @@ final class TestKdc implements AutoCloseable {
   }
 
   /** The krb5.conf that names this KDC (written by the KDC at start). */
-  String krb5Conf() {
+  public String krb5Conf() {
     return dir.resolve("krb5.conf").toString();
   }
 
   /** A new principal (e.g. "braid/localhost", "alice") with random keys, in a keytab of its own. */
-  String keytab(String principal) throws KrbException {
+  public String keytab(String principal) throws KrbException {
     File f = dir.resolve(principal.replace('/', '_') + ".keytab").toFile();
     kdc.createAndExportPrincipals(f, principal);
     return f.getPath();
   }
 
   /** A new principal with a password, logged in as a user's kinit would: its ticket cache. */
-  String ticketCache(String principal, String password) throws KrbException {
+  public String ticketCache(String principal, String password) throws KrbException {
     kdc.createPrincipal(principal, password);
     KrbClient client = kdc.getKrbClient();
     TgtTicket tgt = client.requestTgt(principal + "@" + REALM, password);
