@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FsShell;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.AccessControlException;
@@ -164,6 +165,32 @@ class DelegationTokenTest {
               }
             });
     assertThat(read).isEqualTo("input");
+    // FsShell (hadoop fs) in the task's place: only the token file, no ticket.
+    java.nio.file.Path local = dir.resolve("local-file");
+    Files.writeString(local, "put by FsShell");
+    int shell =
+        as(
+            "alice",
+            shipped,
+            () ->
+                ToolRunner.run(
+                    taskConf,
+                    new FsShell(),
+                    new String[] {
+                      "-put", local.toString(), uri.resolve("/user/alice/shell").toString()
+                    }));
+    assertThat(shell).isZero();
+    assertThat(
+            as(
+                "alice",
+                shipped,
+                () -> {
+                  try (FileSystem fs = FileSystem.newInstance(uri, taskConf);
+                      var in = fs.open(new Path("/user/alice/shell"))) {
+                    return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                  }
+                }))
+        .isEqualTo("put by FsShell");
 
     // Renewed by its renewer through Hadoop's Token.renew; refused to anyone else.
     long renewed = as("bob", null, () -> token.renew(conf("bob")));
