@@ -40,6 +40,8 @@ import io.braidfs.proto.FinalizeChunkRequest;
 import io.braidfs.proto.FinalizeChunkResponse;
 import io.braidfs.proto.FsckRequest;
 import io.braidfs.proto.FsckResponse;
+import io.braidfs.proto.GetAclRequest;
+import io.braidfs.proto.GetAclResponse;
 import io.braidfs.proto.GetAttrRequest;
 import io.braidfs.proto.GetAttrResponse;
 import io.braidfs.proto.GetChunkInfoRequest;
@@ -105,6 +107,8 @@ import io.braidfs.proto.ReportCorruptReplicasRequest;
 import io.braidfs.proto.ReportCorruptReplicasResponse;
 import io.braidfs.proto.RmdirRequest;
 import io.braidfs.proto.RmdirResponse;
+import io.braidfs.proto.SetAclRequest;
+import io.braidfs.proto.SetAclResponse;
 import io.braidfs.proto.SetAttrRequest;
 import io.braidfs.proto.SetAttrResponse;
 import io.braidfs.proto.SetLayoutPolicyRequest;
@@ -144,7 +148,7 @@ import org.jspecify.annotations.Nullable;
  * {@code (braid.method_id)} option there. Each constant below binds a proto method to its Java
  * types, and {@code RpcMethodTest} checks that every proto method has exactly one constant.
  *
- * <p>Why it is long: every method of the wire protocol (61, in five services) is bound here to its
+ * <p>Why it is long: every method of the wire protocol (63, in five services) is bound here to its
  * Java request and response types, one constant of six formatted lines and two imports each, so the
  * registry is complete in the one place {@code RpcMethodTest} checks against the protos; the
  * class's own code is under 100 lines.
@@ -420,6 +424,18 @@ public final class RpcMethod<Q extends Message, R extends Message> {
               "CancelDelegationToken",
               CancelDelegationTokenRequest.getDefaultInstance(),
               CancelDelegationTokenResponse.getDefaultInstance());
+  public static final RpcMethod<SetAclRequest, SetAclResponse> SET_ACL =
+      define(
+          METADATA_SERVICE,
+          "SetAcl",
+          SetAclRequest.getDefaultInstance(),
+          SetAclResponse.getDefaultInstance());
+  public static final RpcMethod<GetAclRequest, GetAclResponse> GET_ACL =
+      define(
+          METADATA_SERVICE,
+          "GetAcl",
+          GetAclRequest.getDefaultInstance(),
+          GetAclResponse.getDefaultInstance());
 
   // ---- ClusterService (200-249): membership and chunk bookkeeping, data server -> MDS -----------
   public static final RpcMethod<RegisterDataServerRequest, RegisterDataServerResponse>

@@ -1,5 +1,6 @@
 package io.braidfs.mds.access;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -16,8 +17,11 @@ import java.util.Objects;
  *     for owner, group and other; no file-type bits
  * @param directory whether the inode is a directory (execute means search, and the sticky bit
  *     applies to its entries)
+ * @param acl the extended access ACL entries as {@link Acls} stores them (named users, the owning
+ *     group, named groups; the mode's group bits are then the mask); empty for a mode alone
  */
-public record PermissionStatus(String owner, String group, int mode, boolean directory) {
+public record PermissionStatus(
+    String owner, String group, int mode, boolean directory, List<AclEntry> acl) {
   /** The setuid bit. */
   public static final int SETUID = 04000;
 
@@ -33,7 +37,13 @@ public record PermissionStatus(String owner, String group, int mode, boolean dir
    * @throws IllegalArgumentException if {@code mode} has bits outside 07777
    * @throws NullPointerException if {@code owner} or {@code group} is null
    */
+  /** Permissions without an extended ACL. */
+  public PermissionStatus(String owner, String group, int mode, boolean directory) {
+    this(owner, group, mode, directory, List.of());
+  }
+
   public PermissionStatus {
+    acl = Acls.scope(acl, false);
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(group, "group");
     if ((mode & ~07777) != 0) {
@@ -88,6 +98,12 @@ public record PermissionStatus(String owner, String group, int mode, boolean dir
   /** {@code owner bob, group staff, mode 0755}, as in permission messages. */
   @Override
   public String toString() {
-    return "owner " + owner + ", group " + group + ", mode " + octalMode();
+    return "owner "
+        + owner
+        + ", group "
+        + group
+        + ", mode "
+        + octalMode()
+        + (acl.isEmpty() ? "" : ", acl " + acl);
   }
 }

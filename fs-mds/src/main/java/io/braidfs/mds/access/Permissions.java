@@ -164,7 +164,9 @@ public final class Permissions {
         throw new IllegalArgumentException(
             op + " " + path + ": " + prefix(path, i) + " is not a directory");
       }
-      if (enabled && !superuser && !classAccess(caller, dir).implies(Access.SEARCH)) {
+      if (enabled
+          && !superuser
+          && !classAccess(caller, dir, Access.SEARCH).implies(Access.SEARCH)) {
         throw lacks(caller, op, path, prefix(path, i), dir, Access.SEARCH);
       }
     }
@@ -312,7 +314,7 @@ public final class Permissions {
               + inode
               + ") only as its owner or a superuser");
     }
-    if (!classAccess(caller, inode).implies(Access.WRITE)) {
+    if (!classAccess(caller, inode, Access.WRITE).implies(Access.WRITE)) {
       throw lacks(caller, op, path, path, inode, Access.WRITE);
     }
   }
@@ -327,13 +329,22 @@ public final class Permissions {
           ? Access.EXECUTE
           : Access.NONE;
     }
-    return wanted.without(classAccess(caller, inode));
+    return wanted.without(classAccess(caller, inode, wanted));
   }
 
-  /** The access of the one class that applies to the caller: owner, else group, else other. */
-  private static Access classAccess(Caller caller, PermissionStatus inode) {
+  /**
+   * The access of the one class that applies to the caller: owner, else group, else other. With an
+   * extended ACL (POSIX.1e), the group class is a named user entry naming the caller, else the
+   * owning group's or a named group's entry (the first of the caller's that grants {@code wanted}),
+   * each limited by the mask.
+   */
+  private static Access classAccess(Caller caller, PermissionStatus inode, Access wanted) {
     if (caller.user().equals(inode.owner())) {
       return inode.ownerAccess();
+    }
+    if (!inode.acl().isEmpty()) {
+      Access a = Acls.groupClassAccess(caller, inode, wanted, inode.acl());
+      return a != null ? a : inode.otherAccess();
     }
     if (caller.isMemberOf(inode.group())) {
       return inode.groupAccess();

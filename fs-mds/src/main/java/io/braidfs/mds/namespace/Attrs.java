@@ -63,7 +63,8 @@ final class Attrs {
             .setNlink(r.getNlink())
             .setGeneration(r.getGeneration())
             .setSymlinkTarget(r.getSymlinkTarget())
-            .setRdev(r.getRdev());
+            .setRdev(r.getRdev())
+            .setHasAcl(r.getAclCount() > 0);
     if (r.getType() == InodeType.INODE_TYPE_REGULAR) {
       a.setAllocatedBytes(allocatedBytes(r));
     }

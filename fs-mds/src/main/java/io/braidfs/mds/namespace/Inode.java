@@ -3,6 +3,7 @@ package io.braidfs.mds.namespace;
 import io.braidfs.mds.access.PermissionStatus;
 import io.braidfs.mds.store.proto.InodeRecord;
 import io.braidfs.mds.store.proto.InodeType;
+import java.util.List;
 
 /**
  * One inode as read from the store: its id (the key) and its record.
@@ -63,7 +64,11 @@ record Inode(long id, InodeRecord record) {
   /** Owner, group and mode as the permission checks see them. */
   PermissionStatus permission() {
     return new PermissionStatus(
-        record.getUser(), record.getGroup(), record.getMode(), isDirectory());
+        record.getUser(),
+        record.getGroup(),
+        record.getMode(),
+        isDirectory(),
+        record.getAclCount() == 0 ? List.of() : AclRecords.fromRecords(record.getAclList()));
   }
 
   Inode with(InodeRecord changed) {

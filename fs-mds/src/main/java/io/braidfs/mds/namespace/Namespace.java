@@ -13,6 +13,7 @@ import io.braidfs.common.token.ClientId;
 import io.braidfs.common.token.TokenKeys;
 import io.braidfs.common.token.TokenVerifier;
 import io.braidfs.mds.access.Access;
+import io.braidfs.mds.access.Acls;
 import io.braidfs.mds.access.Caller;
 import io.braidfs.mds.access.Permissions;
 import io.braidfs.mds.cluster.ChunkPlacement;
@@ -28,6 +29,7 @@ import io.braidfs.mds.store.Keys;
 import io.braidfs.mds.store.Records;
 import io.braidfs.mds.store.ScanPage;
 import io.braidfs.mds.store.StoreView;
+import io.braidfs.mds.store.proto.AclEntryRecord;
 import io.braidfs.mds.store.proto.ChunkRecord;
 import io.braidfs.mds.store.proto.InodeRecord;
 import io.braidfs.mds.store.proto.InodeType;
@@ -377,9 +379,23 @@ public final class Namespace {
     if (setgidParent && type == InodeType.INODE_TYPE_DIRECTORY) {
       bits |= 02000;
     }
+    List<AclEntryRecord> acl = List.of();
+    if (parent.record().getAclCount() > 0 && type != InodeType.INODE_TYPE_SYMLINK) {
+      // A default ACL: the child's ACL is inherited from it, limited by the mode (Acls.inherit).
+      Acls.Stored inherited =
+          Acls.inherit(
+              AclRecords.fromRecords(parent.record().getAclList()),
+              bits,
+              type == InodeType.INODE_TYPE_DIRECTORY);
+      if (inherited != null) {
+        bits = inherited.mode();
+        acl = AclRecords.toRecords(inherited.entries());
+      }
+    }
     return InodeRecord.newBuilder()
         .setType(type)
         .setMode(bits)
+        .addAllAcl(acl)
         .setUser(caller.user())
         .setGroup(g)
         .setAtimeNs(now)

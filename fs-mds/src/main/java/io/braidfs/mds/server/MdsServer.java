@@ -23,6 +23,7 @@ import io.braidfs.mds.journal.SyncStats;
 import io.braidfs.mds.journal.WalJournal;
 import io.braidfs.mds.lease.Lease;
 import io.braidfs.mds.lease.LeaseManager;
+import io.braidfs.mds.namespace.AclOps;
 import io.braidfs.mds.namespace.AdminOps;
 import io.braidfs.mds.namespace.ClusterOps;
 import io.braidfs.mds.namespace.FileConcat;
@@ -263,6 +264,7 @@ public final class MdsServer implements Service {
             clusterOps.reports())
         .register(b, readPool, mutationThread);
     new DelegationTokenHandlers(ns.delegationTokens(), runner).register(b, mutationThread);
+    new AclHandlers(new AclOps(ns), runner).register(b, readPool, mutationThread);
     new ClusterHandlers(ns, clusterOps, j, rep, ServicePeers.from(config))
         .register(b, readPool, mutationThread);
     new AdminHandlers(admin, rep, j, ns, new HaAdmin(this, id, ha != null))
