@@ -67,6 +67,7 @@ import io.braidfs.proto.StatFsRequest;
 import io.braidfs.proto.SymlinkRequest;
 import io.braidfs.proto.UnlinkRequest;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -153,7 +154,8 @@ public final class BraidClient implements AutoCloseable {
             // With Kerberos: proves the user in each Hello (the user must be the ticket's).
             .credentials(
                 b.token != null
-                    ? new DelegationTokenCredentials(b.token.identifier(), b.token.password())
+                    ? new DelegationTokenCredentials(
+                        b.token.identifier(), b.token.password(), isMds(options.mds()))
                     : Security.clientCredentials(b.config, "localhost"))
             .tls(Tls.forClient(b.config, name))
             // Servers of another cluster are refused, so failover never leaves this cluster.
@@ -682,7 +684,20 @@ public final class BraidClient implements AutoCloseable {
         mds.call(RpcMethod.STAT_FS, StatFsRequest.newBuilder().setPath("/").build()));
   }
 
-  // ---- delegation tokens
+  // ---- delegation tokens -----------------------------------------------------------------------
+
+  /**
+   * Whether an address dialled is one of {@code mds} (the MDS half of a token's proof goes there).
+   */
+  private static java.util.function.Predicate<InetSocketAddress> isMds(
+      List<InetSocketAddress> mds) {
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (InetSocketAddress a : mds) {
+      names.add(a.getHostString() + ":" + a.getPort());
+    }
+    return a -> names.contains(a.getHostString() + ":" + a.getPort());
+  }
+
   // -------------------------------------------------------------------------
 
   /**

@@ -4,6 +4,7 @@ import io.braidfs.proto.HelloRequest;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides whom a connection's Hello speaks for, on a server that authenticates its peers (see
@@ -40,4 +41,13 @@ public interface HelloAuthenticator {
    *     answered with that status and closed
    */
   Identity authenticate(HelloRequest hello, SocketAddress remote) throws IOException;
+
+  /**
+   * Why a connection this authenticator accepted may no longer call (its credential was revoked,
+   * such as a cancelled delegation token), checked before every call; null while it may. The call
+   * is then refused {@code NOT_AUTHENTICATED} and the connection closed.
+   */
+  default @Nullable String revoked(CallerContext caller) {
+    return null;
+  }
 }

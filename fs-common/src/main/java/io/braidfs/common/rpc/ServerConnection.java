@@ -268,8 +268,15 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
       hello(callId, (HelloRequest) request);
       return;
     }
-    if (caller == null) {
+    CallerContext who = caller;
+    if (who == null) {
       refuse(callId, method.id(), Status.NOT_AUTHENTICATED, method + " before Hello");
+      return;
+    }
+    HelloAuthenticator authenticator = server.authenticator();
+    String revoked = authenticator == null ? null : authenticator.revoked(who);
+    if (revoked != null) {
+      refuse(callId, method.id(), Status.NOT_AUTHENTICATED, revoked);
       return;
     }
     RpcServer.Registration<?, ?> registration = server.registration(method.id());

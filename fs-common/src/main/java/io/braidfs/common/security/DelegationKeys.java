@@ -17,13 +17,21 @@ import java.util.Map;
 public final class DelegationKeys implements DelegationTokenPasswords {
   private volatile Map<Integer, byte[]> keys = Map.of();
 
-  /** Replaces the key set with the MDS's (registration and every heartbeat answer). */
+  /**
+   * Replaces the key set with the MDS's (registration and every heartbeat answer): the data
+   * servers' halves only.
+   */
   public void update(io.braidfs.proto.DelegationKeys fromMds) {
     Map<Integer, byte[]> m = new HashMap<>();
     for (SigningKey k : fromMds.getKeysList()) {
       m.put(k.getKeyId(), k.getSecret().toByteArray());
     }
     keys = Map.copyOf(m);
+  }
+
+  @Override
+  public boolean dataServer() {
+    return true;
   }
 
   @Override
@@ -46,6 +54,6 @@ public final class DelegationKeys implements DelegationTokenPasswords {
               + ", which this server does not hold (expired, or not yet received from the MDS)",
           null);
     }
-    return DelegationTokenSecrets.password(key, identifier);
+    return DelegationTokenSecrets.halfPassword(key, identifier);
   }
 }

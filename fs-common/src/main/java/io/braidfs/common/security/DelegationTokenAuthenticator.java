@@ -14,6 +14,7 @@ import java.util.HexFormat;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A server's side of a delegation token's Hello: the proof must be a MAC under the token's password
@@ -57,6 +58,26 @@ final class DelegationTokenAuthenticator implements HelloAuthenticator {
     return caller.principal().startsWith(PRINCIPAL_PREFIX);
   }
 
+  /** The sequence number of the token {@code caller} authenticated with, or -1 for none. */
+  static int tokenSequence(CallerContext caller) {
+    String p = caller.principal();
+    int slash = p.indexOf('/');
+    if (!p.startsWith(PRINCIPAL_PREFIX) || slash < 0) {
+      return -1;
+    }
+    try {
+      return Integer.parseInt(p.substring(PRINCIPAL_PREFIX.length(), slash));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  @Override
+  public @Nullable String revoked(CallerContext caller) {
+    int seq = tokenSequence(caller);
+    return seq < 0 ? null : passwords.revoked(seq, clock.getAsLong());
+  }
+
   @Override
   public Identity authenticate(HelloRequest hello, SocketAddress remote) throws IOException {
     DelegationTokenProof p = hello.getDelegationToken();
@@ -81,10 +102,15 @@ final class DelegationTokenAuthenticator implements HelloAuthenticator {
               + " s): check both clocks");
     }
     byte[] password = passwords.passwordOf(id, identifier, now);
+    boolean toMds = !passwords.dataServer();
     byte[] expected =
         DelegationTokenSecrets.clientProof(
-            password, hello.getClientId().toByteArray(), p.getTimeMs(), p.getNonce().toByteArray());
-    byte[] proof = p.getProof().toByteArray();
+            password,
+            toMds,
+            hello.getClientId().toByteArray(),
+            p.getTimeMs(),
+            p.getNonce().toByteArray());
+    byte[] proof = (toMds ? p.getProof() : p.getDataServerProof()).toByteArray();
     if (!MessageDigest.isEqual(expected, proof)) {
       throw refused(remote, "the proof does not match token " + id.sequence() + "'s password");
     }
@@ -123,7 +149,8 @@ final class DelegationTokenAuthenticator implements HelloAuthenticator {
           Status.BUSY, serverId + ": too many delegation-token Hellos; try again", null);
     }
     String key = id.sequence() + "/" + HexFormat.of().formatHex(p.getNonce().toByteArray());
-    if (seen.putIfAbsent(key, p.getTimeMs()) != null) {
+    // Kept by this server's time: a replay after 2 x SKEW fails the time check anyway.
+    if (seen.putIfAbsent(key, now) != null) {
       throw refused(remote, "a replayed Hello of token " + id.sequence());
     }
   }

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.function.Predicate;
 
 /**
  * A client's credentials from a delegation token (a job's task, which has no Kerberos ticket): each
@@ -23,16 +24,29 @@ public final class DelegationTokenCredentials implements HelloCredentials {
 
   private final byte[] identifier;
   private final byte[] password;
+  private final Predicate<InetSocketAddress> isMds;
 
   /**
    * @param identifier the token's identifier, as the MDS issued it
-   * @param password its password
-   * @throws IllegalArgumentException if the identifier does not parse
+   * @param password its 64-byte password
+   * @param isMds whether an address is one of the cluster's MDSs (else a data server): each is sent
+   *     the proof of only the password half it holds
+   * @throws IllegalArgumentException if the identifier does not parse or the password is not 64
+   *     bytes
    */
-  public DelegationTokenCredentials(byte[] identifier, byte[] password) {
+  public DelegationTokenCredentials(
+      byte[] identifier, byte[] password, Predicate<InetSocketAddress> isMds) {
     DelegationTokenIdentifier.parse(identifier); // fail here, not at every connection
+    if (password.length != 2 * DelegationTokenSecrets.HALF) {
+      throw new IllegalArgumentException(
+          "a Braid delegation token's password has "
+              + 2 * DelegationTokenSecrets.HALF
+              + " bytes, not "
+              + password.length);
+    }
     this.identifier = identifier.clone();
     this.password = password.clone();
+    this.isMds = isMds;
   }
 
   /** The token's fields (owner, renewer, dates), for messages. */
@@ -42,6 +56,11 @@ public final class DelegationTokenCredentials implements HelloCredentials {
 
   @Override
   public Handshake begin(InetSocketAddress server) {
+    boolean toMds = isMds.test(server);
+    byte[] half =
+        toMds
+            ? DelegationTokenSecrets.mdsHalf(password)
+            : DelegationTokenSecrets.dataServerHalf(password);
     return new Handshake() {
       private byte[] proof = new byte[0];
 
@@ -57,18 +76,21 @@ public final class DelegationTokenCredentials implements HelloCredentials {
         long now = System.currentTimeMillis();
         proof =
             DelegationTokenSecrets.clientProof(
-                password, hello.getClientId().toByteArray(), now, nonce);
-        hello.setDelegationToken(
+                half, toMds, hello.getClientId().toByteArray(), now, nonce);
+        DelegationTokenProof.Builder b =
             DelegationTokenProof.newBuilder()
                 .setIdentifier(ByteString.copyFrom(identifier))
                 .setTimeMs(now)
-                .setNonce(ByteString.copyFrom(nonce))
-                .setProof(ByteString.copyFrom(proof)));
+                .setNonce(ByteString.copyFrom(nonce));
+        hello.setDelegationToken(
+            toMds
+                ? b.setProof(ByteString.copyFrom(proof))
+                : b.setDataServerProof(ByteString.copyFrom(proof)));
       }
 
       @Override
       public void verify(byte[] reply) throws IOException {
-        if (!MessageDigest.isEqual(reply, DelegationTokenSecrets.serverProof(password, proof))) {
+        if (!MessageDigest.isEqual(reply, DelegationTokenSecrets.serverProof(half, proof))) {
           throw StatusExceptions.toIOException(
               Status.NOT_AUTHENTICATED,
               server + " did not prove it knows the delegation token's password",

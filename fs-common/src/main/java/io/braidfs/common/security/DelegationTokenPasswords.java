@@ -1,6 +1,7 @@
 package io.braidfs.common.security;
 
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a server finds a delegation token's password: the MDS from its token table (so a cancelled
@@ -11,7 +12,7 @@ import java.io.IOException;
  */
 public interface DelegationTokenPasswords {
   /**
-   * The password of a live token.
+   * The half of a live token's password this server checks ({@link #dataServer}).
    *
    * @param id the parsed identifier
    * @param identifier its bytes
@@ -20,4 +21,20 @@ public interface DelegationTokenPasswords {
    *     expired, cancelled)
    */
   byte[] passwordOf(DelegationTokenIdentifier id, byte[] identifier, long nowMs) throws IOException;
+
+  /**
+   * Whether this server is a data server, which holds and checks only the data servers' half of a
+   * password ({@link DelegationTokenSecrets#password}); false for an MDS.
+   */
+  default boolean dataServer() {
+    return false;
+  }
+
+  /**
+   * Why the token with this sequence number may no longer be used on a connection it opened
+   * (cancelled, expired); null while it may, or where this server cannot tell.
+   */
+  default @Nullable String revoked(int sequence, long nowMs) {
+    return null;
+  }
 }

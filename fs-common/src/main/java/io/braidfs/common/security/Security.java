@@ -4,8 +4,10 @@ import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.rpc.CallerContext;
 import io.braidfs.common.rpc.HelloAuthenticator;
 import io.braidfs.common.rpc.HelloCredentials;
+import io.braidfs.proto.HelloRequest;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.SocketAddress;
 import java.net.UnknownHostException;
 import java.util.Arrays;
 import java.util.Locale;
@@ -61,10 +63,27 @@ public final class Security {
             GroupLookup.parse(config.get(SecurityConfigKeys.GROUPS)),
             serviceUserSet(config),
             System::currentTimeMillis);
-    return (hello, remote) ->
-        hello.hasDelegationToken()
+    return new HelloAuthenticator() {
+      @Override
+      public Identity authenticate(HelloRequest hello, SocketAddress remote) throws IOException {
+        return hello.hasDelegationToken()
             ? byToken.authenticate(hello, remote)
             : kerberos.authenticate(hello, remote);
+      }
+
+      @Override
+      public @Nullable String revoked(CallerContext caller) {
+        return byToken.revoked(caller);
+      }
+    };
+  }
+
+  /**
+   * The sequence number of the delegation token {@code caller} authenticated with, or -1 if it did
+   * not authenticate with one.
+   */
+  public static int delegationTokenSequence(CallerContext caller) {
+    return DelegationTokenAuthenticator.tokenSequence(caller);
   }
 
   /**

@@ -351,14 +351,15 @@ class KerberosClusterTest {
         .hasMessageContaining("may not act as root");
     // A wrong password proves nothing, at the MDS or at a data server.
     byte[] wrong = token.password();
-    wrong[0] ^= 1;
+    wrong[0] ^= 1; // the MDS's half
+    wrong[40] ^= 1; // the data servers' half
     DelegationToken forged = new DelegationToken(token.identifier(), wrong, token.expiresMs());
     assertThatThrownBy(() -> cluster.newBraidClient(forged, null))
         .satisfies(
             e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.NOT_AUTHENTICATED));
     try (RpcClient raw =
         RpcClient.builder("forged")
-            .credentials(new DelegationTokenCredentials(token.identifier(), wrong))
+            .credentials(new DelegationTokenCredentials(token.identifier(), wrong, a -> false))
             .build()) {
       raw.start();
       assertThatThrownBy(
@@ -390,13 +391,40 @@ class KerberosClusterTest {
       assertThat(in.readAllBytes()).isEqualTo(input);
     }
 
-    // Cancelled by its owner: no new connection is accepted with it.
+    // The proof a data server can check (its half of the password) gets nobody in at the MDS.
+    try (RpcClient asDataServerProof =
+        RpcClient.builder("ds-half")
+            .credentials(
+                new DelegationTokenCredentials(token.identifier(), token.password(), x -> false))
+            .build()) {
+      asDataServerProof.start();
+      assertThatThrownBy(
+              () ->
+                  asDataServerProof.callSync(
+                      cluster.mdsAddress(), RpcMethod.PING, PingRequest.getDefaultInstance()))
+          .satisfies(
+              e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.NOT_AUTHENTICATED));
+    }
+
+    // A task may cancel only its own token.
     BraidClient aliceAgain = cluster.newBraidClient("alice", as("alice"));
+    DelegationToken other = aliceAgain.getDelegationToken("");
+    assertThatThrownBy(() -> after.cancelDelegationToken(other.identifier()))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.PERMISSION_DENIED))
+        .hasMessageContaining("may cancel only that token");
+
+    // Cancelled by its owner: no new connection is accepted with it, and an open one is closed
+    // at its next call.
     aliceAgain.cancelDelegationToken(token.identifier());
     assertThatThrownBy(() -> cluster.newBraidClient(token, null))
         .satisfies(
             e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.NOT_AUTHENTICATED))
         .hasMessageContaining("not known");
+    assertThatThrownBy(() -> after.stat("/jobs/alice/input"))
+        .satisfies(
+            e -> assertThat(StatusExceptions.statusOf(e)).isEqualTo(Status.NOT_AUTHENTICATED));
+    assertThat(aliceAgain.stat("/jobs/alice/input").user()).isEqualTo("alice");
   }
 
   @Test

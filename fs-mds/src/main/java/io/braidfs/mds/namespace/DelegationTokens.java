@@ -62,7 +62,7 @@ public final class DelegationTokens implements DelegationTokenPasswords {
   private int sequence;
 
   /** Live tokens: sequence to identifier and expiry. */
-  private final Map<Integer, Live> live = new ConcurrentHashMap<>();
+  private volatile Map<Integer, Live> live = new ConcurrentHashMap<>();
 
   private record Live(byte[] identifier, long expiresMs) {}
 
@@ -81,6 +81,30 @@ public final class DelegationTokens implements DelegationTokenPasswords {
     this.clockMs = clockMs;
   }
 
+  /**
+   * What a standby checks a token's Hello with before it answers NOT_LEADER: the keys in its own
+   * copy of the namespace and the token's max date (the leader checks the rest).
+   */
+  public static DelegationTokenPasswords standby(String id, StoreView store) {
+    return (token, identifier, nowMs) -> {
+      byte[] k = store.get(ColumnFamily.META, KEYS);
+      if (k != null && token.maxMs() >= nowMs) {
+        for (SigningKey key : DelegationKeys.parseFrom(k).getKeysList()) {
+          if (key.getKeyId() == token.keyId()) {
+            return DelegationTokenSecrets.halfPassword(
+                DelegationTokenSecrets.mdsHalf(key.getSecret().toByteArray()), identifier);
+          }
+        }
+      }
+      throw Resolver.fail(
+          Status.NOT_AUTHENTICATED,
+          id
+              + ": delegation token "
+              + token.sequence()
+              + " is past its max date or of an unknown key");
+    };
+  }
+
   /** Reads keys, counter and live tokens as {@code view} holds them. */
   void load(StoreView view) throws IOException {
     byte[] k = view.get(ColumnFamily.META, KEYS);
@@ -93,7 +117,7 @@ public final class DelegationTokens implements DelegationTokenPasswords {
     keysRotatedMs = rotated == null ? 0 : ByteBuffer.wrap(rotated).getLong();
     byte[] seq = view.get(ColumnFamily.META, SEQUENCE);
     sequence = seq == null ? 0 : ByteBuffer.wrap(seq).getInt();
-    live.clear();
+    Map<Integer, Live> loaded = new ConcurrentHashMap<>();
     byte[] prefix = Keys.meta(TOKEN_PREFIX);
     byte[] cursor = null;
     do {
@@ -103,11 +127,25 @@ public final class DelegationTokens implements DelegationTokenPasswords {
         long expires = v.getLong();
         byte[] identifier = new byte[v.remaining()];
         v.get(identifier);
-        live.put(
+        loaded.put(
             DelegationTokenIdentifier.parse(identifier).sequence(), new Live(identifier, expires));
       }
       cursor = page.hasMore() ? page.cursor() : null;
     } while (cursor != null);
+    live = loaded; // swapped whole: Hellos checked meanwhile see the old map, never an empty one
+    pending = null;
+  }
+
+  /**
+   * Forgets what a mutation that never reached the journal decided: the counter and a key rotation.
+   * (Live tokens change only when a mutation is applied.)
+   */
+  void abandoned(StoreView view) throws IOException {
+    byte[] seq = view.get(ColumnFamily.META, SEQUENCE);
+    sequence = seq == null ? 0 : ByteBuffer.wrap(seq).getInt();
+    byte[] rotated = view.get(ColumnFamily.META, KEYS_ROTATED);
+    keysRotatedMs = rotated == null ? 0 : ByteBuffer.wrap(rotated).getLong();
+    pending = null;
   }
 
   /**
@@ -186,6 +224,16 @@ public final class DelegationTokens implements DelegationTokenPasswords {
           id + ": delegation tokens need braid.security.authentication=KERBEROS");
     }
     DelegationTokenIdentifier token = liveToken(identifier);
+    int own = Security.delegationTokenSequence(caller);
+    if (own >= 0 && own != token.sequence()) {
+      throw Resolver.fail(
+          Status.PERMISSION_DENIED,
+          id
+              + ": a connection authenticated by delegation token "
+              + own
+              + " may cancel only that token, not "
+              + token.sequence());
+    }
     if (!caller.user().equals(token.owner()) && !caller.user().equals(token.renewer())) {
       throw Resolver.fail(
           Status.PERMISSION_DENIED,
@@ -221,9 +269,38 @@ public final class DelegationTokens implements DelegationTokenPasswords {
     rotateKeysIfDue(m);
   }
 
-  /** The live keys, for data servers (secret: never log them). */
+  /** The data servers' halves of the live keys (secret: never log them). */
   public DelegationKeys keysForDataServers() {
-    return keys;
+    DelegationKeys k = keys;
+    DelegationKeys cached = forDataServers;
+    if (cached == null || cachedFrom != k) {
+      DelegationKeys.Builder b = DelegationKeys.newBuilder();
+      for (SigningKey key : k.getKeysList()) {
+        b.addKeys(
+            key.toBuilder()
+                .setSecret(
+                    ByteString.copyFrom(
+                        DelegationTokenSecrets.dataServerHalf(key.getSecret().toByteArray()))));
+      }
+      cached = b.build();
+      forDataServers = cached;
+      cachedFrom = k;
+    }
+    return cached;
+  }
+
+  /** The data servers' halves of {@link #keys}, made once per key change (every heartbeat asks). */
+  private volatile @Nullable DelegationKeys forDataServers;
+
+  private volatile @Nullable DelegationKeys cachedFrom;
+
+  @Override
+  public @Nullable String revoked(int seq, long nowMs) {
+    Live l = live.get(seq);
+    if (l == null) {
+      return "delegation token " + seq + " was cancelled or has expired";
+    }
+    return l.expiresMs < nowMs ? "delegation token " + seq + " has expired" : null;
   }
 
   @Override
@@ -246,7 +323,8 @@ public final class DelegationTokens implements DelegationTokenPasswords {
     }
     for (SigningKey k : keys.getKeysList()) {
       if (k.getKeyId() == token.keyId()) {
-        return DelegationTokenSecrets.password(k.getSecret().toByteArray(), identifier);
+        return DelegationTokenSecrets.halfPassword(
+            DelegationTokenSecrets.mdsHalf(k.getSecret().toByteArray()), identifier);
       }
     }
     throw Resolver.fail(
@@ -333,7 +411,7 @@ public final class DelegationTokens implements DelegationTokenPasswords {
       // A new key is published an interval before it signs, signs for one interval, and its
       // tokens live at most the max lifetime after that. A first rotation makes two.
       for (int n = kept.isEmpty() ? 2 : 1; n > 0; n--) {
-        byte[] secret = new byte[32];
+        byte[] secret = new byte[2 * DelegationTokenSecrets.HALF]; // the MDS half, the DS half
         random.nextBytes(secret);
         kept.add(
             SigningKey.newBuilder()

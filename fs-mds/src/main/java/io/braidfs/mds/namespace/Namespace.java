@@ -334,7 +334,7 @@ public final class Namespace {
   /** Reloads the counters after a mutation was abandoned before reaching the journal. */
   public void abandoned() throws IOException {
     counters.load(decided);
-    delegationTokens.load(decided);
+    delegationTokens.abandoned(decided);
   }
 
   /** A new mutation stamped with the current time. */

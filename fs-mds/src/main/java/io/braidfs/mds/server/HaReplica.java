@@ -19,6 +19,7 @@ import io.braidfs.mds.ha.LedgerTailer;
 import io.braidfs.mds.ha.Ledgers;
 import io.braidfs.mds.ha.MdsHaConfigKeys;
 import io.braidfs.mds.journal.WalJournal;
+import io.braidfs.mds.namespace.DelegationTokens;
 import io.braidfs.mds.namespace.Namespace;
 import io.braidfs.mds.store.CachedMetadataStore;
 import io.braidfs.mds.store.MdsStoreConfigKeys;
@@ -163,7 +164,10 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
         RpcServer.builder(id)
             .bind(bind)
             .options(RpcOptions.from(config))
-            .authenticator(Security.serverAuthenticator(config, id, bind.getHostString()))
+            // Tokens too, so a job's task reaching a standby is told NOT_LEADER, not refused.
+            .authenticator(
+                Security.serverAuthenticator(
+                    config, id, bind.getHostString(), DelegationTokens.standby(id, store)))
             .tls(Tls.forServer(config, id));
     // A standby names the cluster its store follows (none before it applied the format record).
     b.clusterId(

@@ -351,9 +351,9 @@ public final class MdsServer implements Service {
         Journal j = journal;
         if (j != null) {
           j.append("rotate signing keys", keys.batch());
-          LOG.info("{}: token signing keys rotated; now {}", id, ns.tokenKeys());
         }
         keys.applied();
+        LOG.info("{}: token signing keys rotated; now {}", id, ns.tokenKeys());
       }
       retrySweepCursor = runner.sweepRetryCache(retrySweepCursor, 4096);
     } catch (IOException | RuntimeException e) {
