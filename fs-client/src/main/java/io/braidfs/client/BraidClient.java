@@ -26,6 +26,7 @@ import io.braidfs.common.security.DelegationTokenCredentials;
 import io.braidfs.common.security.Security;
 import io.braidfs.common.security.Tls;
 import io.braidfs.proto.AccessRequest;
+import io.braidfs.proto.AclOp;
 import io.braidfs.proto.Attributes;
 import io.braidfs.proto.CancelDelegationTokenRequest;
 import io.braidfs.proto.ContentSummaryRequest;
@@ -33,6 +34,8 @@ import io.braidfs.proto.CreateRequest;
 import io.braidfs.proto.CreateResponse;
 import io.braidfs.proto.DeleteRequest;
 import io.braidfs.proto.DirEntry;
+import io.braidfs.proto.GetAclRequest;
+import io.braidfs.proto.GetAclResponse;
 import io.braidfs.proto.GetAttrRequest;
 import io.braidfs.proto.GetChunkLocationsRequest;
 import io.braidfs.proto.GetDelegationTokenRequest;
@@ -59,6 +62,7 @@ import io.braidfs.proto.RenewDelegationTokenRequest;
 import io.braidfs.proto.RenewLeaseRequest;
 import io.braidfs.proto.RenewLeaseResponse;
 import io.braidfs.proto.RmdirRequest;
+import io.braidfs.proto.SetAclRequest;
 import io.braidfs.proto.SetAttrRequest;
 import io.braidfs.proto.SetLayoutPolicyRequest;
 import io.braidfs.proto.SetReplicationRequest;
@@ -644,6 +648,38 @@ public final class BraidClient implements AutoCloseable {
   }
 
   /** Sets one extended attribute (create-only, replace-only, or either). */
+  /**
+   * Changes the POSIX ACL of {@code path} (following symlinks); its owner or a superuser may.
+   *
+   * @return the attributes after the change (the mode carries the new mask)
+   * @throws IOException INVALID_ARGUMENT naming what is wrong with the entries (a default entry on
+   *     a file, an entry named twice, a new ACL without its base entries); PERMISSION_DENIED
+   */
+  public FileAttributes setAcl(String path, AclChange change, List<AclEntry> entries)
+      throws IOException {
+    String p = canonical(path);
+    FileAttributes a =
+        new FileAttributes(
+            mds.call(
+                    RpcMethod.SET_ACL,
+                    SetAclRequest.newBuilder()
+                        .setPath(p)
+                        .setOp(AclOp.forNumber(change.ordinal() + 1))
+                        .addAllEntries(Protos.aclEntriesToWire(entries))
+                        .build())
+                .getAttributes());
+    attrs.invalidate(p);
+    return a;
+  }
+
+  /** The POSIX ACL of {@code path} (following symlinks), as Hadoop's getAclStatus gives it. */
+  public AclStatus getAcl(String path) throws IOException {
+    GetAclResponse r =
+        mds.call(RpcMethod.GET_ACL, GetAclRequest.newBuilder().setPath(canonical(path)).build());
+    return new AclStatus(
+        r.getOwner(), r.getGroup(), r.getMode(), Protos.aclEntriesFromWire(r.getEntriesList()));
+  }
+
   public void setXattr(String path, String name, byte[] value, XattrSetMode mode)
       throws IOException {
     mds.call(

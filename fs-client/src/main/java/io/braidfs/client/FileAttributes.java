@@ -94,6 +94,11 @@ public final class FileAttributes {
     return proto.getRdev();
   }
 
+  /** Whether the inode has an ACL beyond its mode (getfacl's "+"; its group bits are the mask). */
+  public boolean hasAcl() {
+    return proto.getHasAcl();
+  }
+
   /** Permission bits only (07777). */
   public int mode() {
     return proto.getMode();

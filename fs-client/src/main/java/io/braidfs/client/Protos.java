@@ -277,4 +277,31 @@ final class Protos {
   private static Duration millis(long unsignedMillis) {
     return Duration.ofMillis(unsignedMillis < 0 ? Long.MAX_VALUE : unsignedMillis);
   }
+
+  static List<io.braidfs.proto.AclEntry> aclEntriesToWire(List<AclEntry> entries) {
+    List<io.braidfs.proto.AclEntry> out = new java.util.ArrayList<>(entries.size());
+    for (AclEntry e : entries) {
+      out.add(
+          io.braidfs.proto.AclEntry.newBuilder()
+              .setDefaultScope(e.defaultScope())
+              .setType(io.braidfs.proto.AclEntryType.forNumber(e.type().ordinal() + 1))
+              .setName(e.name())
+              .setPermission(e.permission())
+              .build());
+    }
+    return out;
+  }
+
+  static List<AclEntry> aclEntriesFromWire(List<io.braidfs.proto.AclEntry> wire) {
+    List<AclEntry> out = new java.util.ArrayList<>(wire.size());
+    for (io.braidfs.proto.AclEntry w : wire) {
+      out.add(
+          new AclEntry(
+              w.getDefaultScope(),
+              AclEntry.Type.values()[Math.max(0, w.getTypeValue() - 1) % 4],
+              w.getName(),
+              w.getPermission() & 7));
+    }
+    return out;
+  }
 }

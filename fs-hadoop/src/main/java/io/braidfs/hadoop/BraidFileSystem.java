@@ -62,6 +62,8 @@ import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.XAttrSetFlag;
 import org.apache.hadoop.fs.impl.PathCapabilitiesSupport;
 import org.apache.hadoop.fs.permission.AclEntry;
+import org.apache.hadoop.fs.permission.AclEntryScope;
+import org.apache.hadoop.fs.permission.AclEntryType;
 import org.apache.hadoop.fs.permission.AclStatus;
 import org.apache.hadoop.fs.permission.FsAction;
 import org.apache.hadoop.fs.permission.FsPermission;
@@ -870,9 +872,83 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     return new BraidBulkDelete(client, makeQualified(path), parallel);
   }
 
+  // ---- ACLs -------------------------------------------------------------------------------------
+
+  @Override
+  public void modifyAclEntries(Path path, List<AclEntry> aclSpec) throws IOException {
+    changeAcl(path, io.braidfs.client.AclChange.MODIFY, aclSpec);
+  }
+
+  @Override
+  public void removeAclEntries(Path path, List<AclEntry> aclSpec) throws IOException {
+    changeAcl(path, io.braidfs.client.AclChange.REMOVE_ENTRIES, aclSpec);
+  }
+
+  @Override
+  public void removeDefaultAcl(Path path) throws IOException {
+    changeAcl(path, io.braidfs.client.AclChange.REMOVE_DEFAULT, List.of());
+  }
+
+  @Override
+  public void removeAcl(Path path) throws IOException {
+    changeAcl(path, io.braidfs.client.AclChange.REMOVE, List.of());
+  }
+
+  @Override
+  public void setAcl(Path path, List<AclEntry> aclSpec) throws IOException {
+    changeAcl(path, io.braidfs.client.AclChange.SET, aclSpec);
+  }
+
+  @Override
+  public AclStatus getAclStatus(Path path) throws IOException {
+    io.braidfs.client.AclStatus s;
+    try {
+      s = client.getAcl(pathOf(path));
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, HadoopErrors.Op.PATH);
+    }
+    List<AclEntry> entries = new ArrayList<>();
+    for (io.braidfs.client.AclEntry e : s.entries()) {
+      AclEntry.Builder b =
+          new AclEntry.Builder()
+              .setScope(e.defaultScope() ? AclEntryScope.DEFAULT : AclEntryScope.ACCESS)
+              .setType(AclEntryType.valueOf(e.type().name()))
+              .setPermission(FsAction.values()[e.permission()]);
+      if (!e.name().isEmpty()) {
+        b.setName(e.name());
+      }
+      entries.add(b.build());
+    }
+    FsPermission permission = new FsPermission((short) (s.mode() & 07777));
+    return new AclStatus.Builder()
+        .owner(s.owner())
+        .group(s.group())
+        .stickyBit(permission.getStickyBit())
+        .setPermission(permission)
+        .addEntries(entries)
+        .build();
+  }
+
+  private void changeAcl(Path path, io.braidfs.client.AclChange change, List<AclEntry> spec)
+      throws IOException {
+    List<io.braidfs.client.AclEntry> entries = new ArrayList<>(spec.size());
+    for (AclEntry e : spec) {
+      entries.add(
+          new io.braidfs.client.AclEntry(
+              e.getScope() == AclEntryScope.DEFAULT,
+              io.braidfs.client.AclEntry.Type.valueOf(e.getType().name()),
+              e.getName() == null ? "" : e.getName(),
+              e.getPermission() == null ? 0 : e.getPermission().ordinal()));
+    }
+    try {
+      client.setAcl(pathOf(path), change, entries);
+    } catch (IOException e) {
+      throw HadoopErrors.translate(e, HadoopErrors.Op.PATH);
+    }
+  }
+
   // ---- what Braid does not have ----------------------------------------------------------------
 
-  private static final String ACLS = "ACLs";
   private static final String SNAPSHOTS = "snapshots";
   private static final String STORAGE_POLICIES = "storage policies";
 
@@ -880,37 +956,6 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
   private IOException unsupported(String op, @Nullable Path path, String feature) {
     return HadoopErrors.unsupported(
         op, path == null ? uri.toString() : makeQualified(path).toString(), feature);
-  }
-
-  @Override
-  public void modifyAclEntries(Path path, List<AclEntry> aclSpec) throws IOException {
-    throw unsupported("modifyAclEntries", path, ACLS);
-  }
-
-  @Override
-  public void removeAclEntries(Path path, List<AclEntry> aclSpec) throws IOException {
-    throw unsupported("removeAclEntries", path, ACLS);
-  }
-
-  @Override
-  public void removeDefaultAcl(Path path) throws IOException {
-    throw unsupported("removeDefaultAcl", path, ACLS);
-  }
-
-  @Override
-  public void removeAcl(Path path) throws IOException {
-    throw unsupported("removeAcl", path, ACLS);
-  }
-
-  @Override
-  public void setAcl(Path path, List<AclEntry> aclSpec) throws IOException {
-    throw unsupported("setAcl", path, ACLS);
-  }
-
-  /** Never called by FsShell's getfacl: no Braid file has the ACL bit, so it shows the mode. */
-  @Override
-  public AclStatus getAclStatus(Path path) throws IOException {
-    throw unsupported("getAclStatus", path, ACLS);
   }
 
   @Override
@@ -984,8 +1029,9 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
           CommonPathCapabilities.FS_CHECKSUMS,
           CommonPathCapabilities.LEASE_RECOVERABLE ->
           true;
-      // Neither exists in Braid.
-      case CommonPathCapabilities.FS_ACLS, CommonPathCapabilities.FS_SNAPSHOTS -> false;
+      case CommonPathCapabilities.FS_ACLS -> true;
+      // Braid has no snapshots.
+      case CommonPathCapabilities.FS_SNAPSHOTS -> false;
       default -> super.hasPathCapability(path, capability);
     };
   }
@@ -1036,6 +1082,9 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
         a.user(),
         a.group(),
         a.isSymlink() ? new Path(a.symlinkTarget()) : null,
-        qualified);
+        qualified,
+        a.hasAcl(),
+        false,
+        false);
   }
 }

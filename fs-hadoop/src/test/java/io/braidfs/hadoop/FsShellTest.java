@@ -16,9 +16,6 @@ import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FsShell;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.permission.AclEntry;
-import org.apache.hadoop.fs.permission.AclEntryScope;
-import org.apache.hadoop.fs.permission.AclEntryType;
 import org.apache.hadoop.fs.permission.FsAction;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.security.AccessControlException;
@@ -166,33 +163,76 @@ class FsShellTest {
   }
 
   @Test
-  void aclCommandsFailWithOneLine() throws Exception {
+  void setfaclAndGetfaclWorkAndTheAclDecidesAccess() throws Exception {
     Path f = new Path(dir, "f");
     fs.create(f).close();
+    fs.setOwner(f, "bob", "bob");
     fs.setPermission(f, new FsPermission((short) 0640));
     String file = f.toString();
-    String d = dir.toString();
+    UserGroupInformation alice =
+        UserGroupInformation.createUserForTesting("alice", new String[] {"staff"});
+    assertThat(shell(alice, "-test", "-r", file).exit()).isOne();
 
-    assertOneLineError(
-        shell("-setfacl", "-m", "user:alice:r--", file),
-        "setfacl",
-        file,
-        "ACLs are not supported by Braid");
-    assertOneLineError(shell("-setfacl", "-x", "user:alice", file), "setfacl", file, "ACLs");
-    assertOneLineError(shell("-setfacl", "-b", file), "setfacl", file, "ACLs");
-    assertOneLineError(shell("-setfacl", "-k", d), "setfacl", d, "ACLs");
-    assertOneLineError(
-        shell("-setfacl", "--set", "user::rw-,group::r--,other::---", file),
-        "setfacl",
-        file,
-        "ACLs");
-
-    // Without ACLs getfacl shows the permission bits as a minimal ACL, as HDFS does with ACLs
-    // disabled: it asks the file system only for files that have an ACL, and none has.
+    Run set = shell("-setfacl", "-m", "user:alice:r--", file);
+    assertThat(set.exit()).as(set.err()).isZero();
+    assertThat(shell(alice, "-test", "-r", file).exit()).isZero(); // the named entry
+    assertThat(shell(alice, "-test", "-w", file).exit()).isOne();
     Run get = shell("-getfacl", file);
     assertThat(get.exit()).isZero();
-    assertThat(get.err()).isEmpty();
-    assertThat(get.out()).contains("# file: " + file, "user::rw-", "group::r--", "other::---");
+    assertThat(get.out())
+        .contains(
+            "# file: " + file,
+            "# owner: bob",
+            "user::rw-",
+            "user:alice:r--",
+            "group::r--",
+            "mask::r--",
+            "other::---");
+    assertThat(fs.getFileStatus(f).hasAcl()).isTrue();
+    assertThat(shell("-ls", file).out()).contains("-rw-r-----+");
+
+    // chmod sets the mask: the named entry loses what the mask lacks.
+    fs.setPermission(f, new FsPermission((short) 0600));
+    assertThat(shell(alice, "-test", "-r", file).exit()).isOne();
+    fs.setPermission(f, new FsPermission((short) 0640));
+
+    // A default ACL is inherited by what is created below.
+    Path d = new Path(dir, "shared");
+    fs.mkdirs(d);
+    Run dflt = shell("-setfacl", "-m", "default:group:staff:rwx", d.toString());
+    assertThat(dflt.exit()).as(dflt.err()).isZero();
+    Path child = new Path(d, "child");
+    fs.create(child).close();
+    assertThat(fs.getAclStatus(child).getEntries().toString()).contains("group:staff:rwx");
+    Path sub = new Path(d, "sub");
+    fs.mkdirs(sub);
+    assertThat(shell("-getfacl", sub.toString()).out()).contains("default:group:staff:rwx");
+
+    // Removing entries, the default ACL and the whole ACL.
+    assertThat(shell("-setfacl", "-x", "user:alice", file).exit()).isZero();
+    assertThat(shell(alice, "-test", "-r", file).exit()).isOne();
+    assertThat(shell("-setfacl", "-k", d.toString()).exit()).isZero();
+    assertThat(fs.getAclStatus(d).getEntries()).isEmpty();
+    assertThat(
+            shell("-setfacl", "--set", "user::rw-,group::r--,other::---,user:alice:rw-", file)
+                .exit())
+        .isZero();
+    assertThat(shell(alice, "-test", "-w", file).exit()).isZero();
+    assertThat(shell("-setfacl", "-b", file).exit()).isZero();
+    assertThat(fs.getFileStatus(f).hasAcl()).isFalse();
+    assertThat(fs.getFileStatus(f).getPermission().toShort()).isEqualTo((short) 0640);
+
+    // Refusals name what is wrong, in one line; only the owner or a superuser may change an ACL.
+    assertOneLineError(
+        shell("-setfacl", "-m", "default:user:alice:rwx", file),
+        "setfacl",
+        f.toUri().getPath(),
+        "only a directory has a default ACL");
+    assertOneLineError(
+        shell(alice, "-setfacl", "-m", "user:alice:rwx", file),
+        "setfacl",
+        f.toUri().getPath(),
+        "alice");
   }
 
   @Test
@@ -213,22 +253,8 @@ class FsShellTest {
   void unsupportedOperationsNameTheOperationAndThePath() throws IOException {
     Path f = new Path(dir, "f");
     fs.create(f).close();
-    List<AclEntry> acl =
-        List.of(
-            new AclEntry.Builder()
-                .setScope(AclEntryScope.ACCESS)
-                .setType(AclEntryType.USER)
-                .setName("alice")
-                .setPermission(FsAction.READ)
-                .build());
     List<ThrowingCall> calls =
         List.of(
-            () -> fs.modifyAclEntries(f, acl),
-            () -> fs.removeAclEntries(f, acl),
-            () -> fs.removeDefaultAcl(f),
-            () -> fs.removeAcl(f),
-            () -> fs.setAcl(f, acl),
-            () -> fs.getAclStatus(f),
             () -> fs.createSnapshot(dir, "s"),
             () -> fs.renameSnapshot(dir, "s", "t"),
             () -> fs.deleteSnapshot(dir, "s"),
@@ -243,9 +269,9 @@ class FsShellTest {
           .hasRootCauseInstanceOf(UnsupportedOperationException.class)
           .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
     }
-    assertThatThrownBy(() -> fs.setAcl(f, acl))
-        .hasMessageStartingWith("setAcl `" + f + "'")
-        .hasMessageContaining("ACLs are not supported by Braid");
+    assertThatThrownBy(() -> fs.createSnapshot(dir, "s"))
+        .hasMessageStartingWith("createSnapshot `" + dir + "'")
+        .hasMessageContaining("snapshots are not supported by Braid");
     assertThatThrownBy(() -> fs.getAllStoragePolicies())
         .isInstanceOf(IOException.class)
         .hasMessageContaining("storage policies are not supported by Braid");
