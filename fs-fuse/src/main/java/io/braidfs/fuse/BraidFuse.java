@@ -67,7 +67,7 @@ public final class BraidFuse extends FuseStubFS {
     this.attributes = new AttributeOperations(caller, clients.identities(), files);
     this.namespace = new NamespaceOperations(caller, recent, files, attributes);
     this.data = new DataOperations(caller, files);
-    this.xattrs = new XattrOperations(caller, recent);
+    this.xattrs = new XattrOperations(caller, recent, clients.identities());
   }
 
   /**

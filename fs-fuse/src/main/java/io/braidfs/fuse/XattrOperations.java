@@ -1,15 +1,20 @@
 package io.braidfs.fuse;
 
+import io.braidfs.client.AclChange;
+import io.braidfs.client.AclEntry;
+import io.braidfs.client.AclStatus;
+import io.braidfs.client.BraidClient;
 import io.braidfs.client.XattrSetMode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 import jnr.ffi.Pointer;
 
 /**
- * The extended-attribute operations of {@link BraidFuse}. Names the kernel asks about on its own
- * (file capabilities on every write, POSIX ACLs) are answered here without a round trip: Braid
- * keeps neither.
+ * The extended-attribute operations of {@link BraidFuse}. The file-capability attribute the kernel
+ * asks about on every write is answered here without a round trip (Braid keeps none). The POSIX ACL
+ * attributes (getfacl, setfacl) are the inode's ACL in Linux's binary form ({@link PosixAclXattr}).
  *
  * <p>The client answers NOT_FOUND both for a missing file and a missing name; {@link #noData} tells
  * them apart for the errno.
@@ -24,22 +29,28 @@ final class XattrOperations {
 
   private final Caller caller;
   private final RecentAttributes recent;
+  private final Identities ids;
 
-  XattrOperations(Caller caller, RecentAttributes recent) {
+  XattrOperations(Caller caller, RecentAttributes recent, Identities ids) {
     this.caller = caller;
     this.recent = recent;
+    this.ids = ids;
   }
 
-  /** Names the kernel asks about on its own (capabilities on every write, ACLs): no round trip. */
+  /** The name the kernel asks about on every write (file capabilities): no round trip. */
   private static boolean local(String xattr) {
-    return xattr.equals("security.capability") || xattr.startsWith("system.posix_acl_");
+    return xattr.equals("security.capability");
+  }
+
+  private static boolean acl(String xattr) {
+    return xattr.equals(PosixAclXattr.ACCESS) || xattr.equals(PosixAclXattr.DEFAULT);
   }
 
   int get(String path, String xattr, Pointer value, long size) throws IOException {
     if (local(xattr)) {
       return -FuseErrors.ENODATA;
     }
-    Optional<byte[]> v = caller.client().getXattr(path, xattr);
+    Optional<byte[]> v = acl(xattr) ? getAcl(path, xattr) : caller.client().getXattr(path, xattr);
     if (v.isEmpty()) {
       return -FuseErrors.ENODATA;
     }
@@ -60,6 +71,9 @@ final class XattrOperations {
     }
     byte[] b = new byte[(int) size];
     value.get(0, b, 0, b.length);
+    if (acl(xattr)) {
+      return setAcl(path, xattr, b);
+    }
     XattrSetMode mode =
         (flags & XATTR_CREATE) != 0
             ? XattrSetMode.CREATE
@@ -89,8 +103,63 @@ final class XattrOperations {
     if (local(xattr)) {
       return -FuseErrors.ENODATA;
     }
+    if (acl(xattr)) {
+      return removeAcl(path, xattr);
+    }
     recent.forget(path);
     caller.client().removeXattr(path, xattr);
+    return 0;
+  }
+
+  /**
+   * A POSIX ACL attribute (getfacl): asked of the MDS only for an inode whose attributes say it has
+   * an extended ACL, so ls -l's question costs no round trip on the rest.
+   */
+  private Optional<byte[]> getAcl(String path, String xattr) throws IOException {
+    BraidClient c = caller.client();
+    if (!c.stat(path).hasAcl()) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(
+        PosixAclXattr.encode(c.getAcl(path), xattr.equals(PosixAclXattr.DEFAULT), ids));
+  }
+
+  /** setfacl: the attribute's ACL replaces that scope's (the access ACL sets the mode too). */
+  private int setAcl(String path, String xattr, byte[] value) throws IOException {
+    boolean dflt = xattr.equals(PosixAclXattr.DEFAULT);
+    List<AclEntry> entries;
+    try {
+      entries = PosixAclXattr.decode(value, dflt, ids);
+    } catch (IllegalArgumentException e) {
+      return -FuseErrors.EINVAL;
+    }
+    recent.forget(path);
+    BraidClient c = caller.client();
+    if (entries.isEmpty()) {
+      c.setAcl(path, dflt ? AclChange.REMOVE_DEFAULT : AclChange.REMOVE, List.of());
+    } else {
+      c.setAcl(path, AclChange.SET, entries);
+    }
+    return 0;
+  }
+
+  /**
+   * setfacl -b and -k: removing the access ACL keeps the owning group's entry as the group bits and
+   * the default ACL; removing the default ACL keeps the access ACL.
+   */
+  private int removeAcl(String path, String xattr) throws IOException {
+    recent.forget(path);
+    BraidClient c = caller.client();
+    if (xattr.equals(PosixAclXattr.DEFAULT)) {
+      c.setAcl(path, AclChange.REMOVE_DEFAULT, List.of());
+      return 0;
+    }
+    AclStatus s = c.getAcl(path);
+    List<AclEntry> named =
+        s.entries().stream().filter(e -> !e.defaultScope() && !e.name().isEmpty()).toList();
+    if (!named.isEmpty()) {
+      c.setAcl(path, AclChange.REMOVE_ENTRIES, named);
+    }
     return 0;
   }
 

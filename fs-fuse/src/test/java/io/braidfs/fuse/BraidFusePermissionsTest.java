@@ -67,6 +67,39 @@ class BraidFusePermissionsTest {
   }
 
   @Test
+  void getfaclAndSetfaclWorkThroughTheMount() throws Exception {
+    Assumptions.assumeTrue(
+        FuseTesting.installed("setfacl"), "skipped: setfacl is not installed (Debian: acl)");
+    sh(dir, "touch f && chmod 640 f && setfacl -m u:5003:r f");
+    assertThat(sh(dir, "getfacl -n f"))
+        .contains("user::rw-", "user:5003:r--", "group::r--", "mask::r--", "other::---");
+    assertThat(sh(dir, "ls -l f")).startsWith("-rw-r-----+");
+    // The mask is the group bits: chmod changes it, as on ext4.
+    sh(dir, "chmod 600 f");
+    assertThat(sh(dir, "getfacl -n f")).contains("user:5003:r--", "#effective:---", "mask::---");
+
+    // A default ACL is inherited by files and directories made below, through the mount.
+    sh(dir, "mkdir d && setfacl -d -m g:5002:rwx d && touch d/x && mkdir d/sub");
+    assertThat(sh(dir, "getfacl -n d")).contains("default:group:5002:rwx", "default:mask::rwx");
+    assertThat(sh(dir, "getfacl -n d/x")).contains("group:5002:rwx");
+    assertThat(sh(dir, "getfacl -n d/sub")).contains("default:group:5002:rwx");
+
+    // Removing: -x an entry, -k the default ACL, -b everything.
+    sh(dir, "setfacl -x u:5003 f");
+    assertThat(sh(dir, "getfacl -n f")).doesNotContain("5003");
+    sh(dir, "setfacl -k d");
+    assertThat(sh(dir, "getfacl -n d")).doesNotContain("default:");
+    sh(dir, "setfacl -m u:5003:rw f && setfacl -b f");
+    assertThat(sh(dir, "getfacl -n f")).doesNotContain("5003").doesNotContain("mask");
+    // The owning group's entry (r--) is the group bits again, as with setfacl -b on ext4.
+    assertThat(sh(dir, "ls -l f")).startsWith("-rw-r----- ");
+    // Only the owner may change an ACL.
+    FuseTesting.Run r = run(dir, USER + "setfacl -m u:5001:rwx f");
+    assertThat(r.exit()).as(r.out()).isNotZero();
+    assertThat(r.out()).contains("Operation not permitted");
+  }
+
+  @Test
   void chgrpToOneOfTheCallersSupplementaryGroups() throws Exception {
     sh(dir, USER + "sh -c 'touch f && chgrp 5002 f'");
     assertThat(sh(dir, "stat -c '%u %g' f").strip()).isEqualTo("5001 5002");
