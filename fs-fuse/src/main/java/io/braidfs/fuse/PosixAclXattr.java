@@ -102,16 +102,32 @@ final class PosixAclXattr {
     return out;
   }
 
+  private static final int NOBODY = Identities.NOBODY;
+
+  /**
+   * {@code id}, unless the name has none on this host (it maps to nobody, and a setfacl that reads
+   * the ACL and writes it back would rename the entry to nobody).
+   *
+   * @throws IllegalArgumentException naming the entry
+   */
+  private static int known(int id, AclEntry e, String nobodyName) {
+    if (id == NOBODY && !e.name().equals(nobodyName)) {
+      throw new IllegalArgumentException(
+          "the entry " + e + " names no one with an id on this host");
+    }
+    return id;
+  }
+
   private static Raw toRaw(AclEntry e, Identities ids) {
     boolean named = !e.name().isEmpty();
     return switch (e.type()) {
       case USER ->
           named
-              ? new Raw(USER, e.permission(), ids.uid(e.name()))
+              ? new Raw(USER, e.permission(), known(ids.uid(e.name()), e, ids.userName(NOBODY)))
               : new Raw(USER_OBJ, e.permission(), UNDEFINED_ID);
       case GROUP ->
           named
-              ? new Raw(GROUP, e.permission(), ids.gid(e.name()))
+              ? new Raw(GROUP, e.permission(), known(ids.gid(e.name()), e, ids.groupName(NOBODY)))
               : new Raw(GROUP_OBJ, e.permission(), UNDEFINED_ID);
       case MASK -> new Raw(MASK, e.permission(), UNDEFINED_ID);
       case OTHER -> new Raw(OTHER, e.permission(), UNDEFINED_ID);

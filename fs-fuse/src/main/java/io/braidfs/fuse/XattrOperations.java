@@ -2,7 +2,6 @@ package io.braidfs.fuse;
 
 import io.braidfs.client.AclChange;
 import io.braidfs.client.AclEntry;
-import io.braidfs.client.AclStatus;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.XattrSetMode;
 import java.io.IOException;
@@ -50,7 +49,14 @@ final class XattrOperations {
     if (local(xattr)) {
       return -FuseErrors.ENODATA;
     }
-    Optional<byte[]> v = acl(xattr) ? getAcl(path, xattr) : caller.client().getXattr(path, xattr);
+    Optional<byte[]> v;
+    try {
+      v = acl(xattr) ? getAcl(path, xattr) : caller.client().getXattr(path, xattr);
+    } catch (IllegalArgumentException e) {
+      // An ACL naming someone with no id on this host: shown as nobody, a setfacl would write it
+      // back as nobody, so it is not shown at all.
+      return -FuseErrors.EOPNOTSUPP;
+    }
     if (v.isEmpty()) {
       return -FuseErrors.ENODATA;
     }
@@ -138,14 +144,38 @@ final class XattrOperations {
     if (entries.isEmpty()) {
       c.setAcl(path, dflt ? AclChange.REMOVE_DEFAULT : AclChange.REMOVE, List.of());
     } else {
-      c.setAcl(path, AclChange.SET, entries);
+      c.setAcl(path, AclChange.SET, dflt ? entries : minimalIfUnnamed(entries));
     }
     return 0;
   }
 
   /**
-   * setfacl -b and -k: removing the access ACL keeps the owning group's entry as the group bits and
-   * the default ACL; removing the default ACL keeps the access ACL.
+   * An access ACL without named entries is the mode alone, as the kernel sees it: its mask, if it
+   * has one, becomes the group bits.
+   */
+  private static List<AclEntry> minimalIfUnnamed(List<AclEntry> entries) {
+    if (entries.stream().anyMatch(e -> !e.name().isEmpty())) {
+      return entries;
+    }
+    AclEntry mask =
+        entries.stream().filter(e -> e.type() == AclEntry.Type.MASK).findFirst().orElse(null);
+    if (mask == null) {
+      return entries;
+    }
+    List<AclEntry> out = new java.util.ArrayList<>();
+    for (AclEntry e : entries) {
+      if (e.type() == AclEntry.Type.GROUP) {
+        out.add(AclEntry.access(AclEntry.Type.GROUP, "", mask.permission()));
+      } else if (e.type() != AclEntry.Type.MASK) {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Removing an ACL attribute: the access ACL's removal keeps the mode (its group bits, the mask)
+   * and the default ACL; the default ACL's removal keeps the access ACL.
    */
   private int removeAcl(String path, String xattr) throws IOException {
     recent.forget(path);
@@ -154,12 +184,15 @@ final class XattrOperations {
       c.setAcl(path, AclChange.REMOVE_DEFAULT, List.of());
       return 0;
     }
-    AclStatus s = c.getAcl(path);
-    List<AclEntry> named =
-        s.entries().stream().filter(e -> !e.defaultScope() && !e.name().isEmpty()).toList();
-    if (!named.isEmpty()) {
-      c.setAcl(path, AclChange.REMOVE_ENTRIES, named);
-    }
+    // The access ACL becomes the mode as it is (group bits: the mask), as on ext4.
+    int mode = c.getAcl(path).mode();
+    c.setAcl(
+        path,
+        AclChange.SET,
+        List.of(
+            AclEntry.access(AclEntry.Type.USER, "", (mode >>> 6) & 7),
+            AclEntry.access(AclEntry.Type.GROUP, "", (mode >>> 3) & 7),
+            AclEntry.access(AclEntry.Type.OTHER, "", mode & 7)));
     return 0;
   }
 

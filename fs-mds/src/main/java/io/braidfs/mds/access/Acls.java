@@ -92,7 +92,6 @@ public final class Acls {
           acl.removeIf(e::sameSlot);
           acl.add(e);
         }
-        recomputeMasks(acl, spec);
       }
       case REMOVE_ENTRIES -> {
         for (AclEntry e : spec) {
@@ -104,7 +103,6 @@ public final class Acls {
           }
           acl.removeIf(e::sameSlot);
         }
-        recomputeMasks(acl, List.of());
       }
       case REMOVE_DEFAULT -> acl.removeIf(AclEntry::defaultScope);
       case REMOVE -> {
@@ -119,10 +117,19 @@ public final class Acls {
         boolean dflt = spec.stream().anyMatch(AclEntry::defaultScope);
         acl.removeIf(e -> e.defaultScope() ? dflt : access);
         acl.addAll(spec);
-        recomputeMasks(acl, spec);
       }
     }
+    // Base entries first, then masks (setfacl's and HDFS's order), and only in the scopes the
+    // change touched: an untouched scope keeps its mask (a chmod-narrowed one stays narrow).
     completeDefault(acl);
+    if (op == Op.MODIFY || op == Op.REMOVE_ENTRIES || op == Op.SET) {
+      for (boolean dflt : new boolean[] {false, true}) {
+        if (spec.stream().anyMatch(e -> e.defaultScope() == dflt)) {
+          // A mask named in a removal is removed, not set.
+          recomputeMask(acl, op == Op.REMOVE_ENTRIES ? List.of() : spec, dflt);
+        }
+      }
+    }
     return store(acl, s.mode());
   }
 
@@ -214,16 +221,13 @@ public final class Acls {
       }
     }
     if (op == Op.SET) {
-      for (boolean dflt : new boolean[] {false, true}) {
-        List<AclEntry> part = scope(spec, dflt);
-        if (!part.isEmpty()) {
-          for (Type t : new Type[] {Type.USER, Type.GROUP, Type.OTHER}) {
-            if (part.stream().noneMatch(e -> e.type() == t && e.name().isEmpty())) {
-              throw new IllegalArgumentException(
-                  "a new "
-                      + (dflt ? "default" : "access")
-                      + " ACL needs its user::, group:: and other:: entries");
-            }
+      // A new default ACL without base entries gets them from the access ACL (completeDefault).
+      List<AclEntry> part = scope(spec, false);
+      if (!part.isEmpty()) {
+        for (Type t : new Type[] {Type.USER, Type.GROUP, Type.OTHER}) {
+          if (part.stream().noneMatch(e -> e.type() == t && e.name().isEmpty())) {
+            throw new IllegalArgumentException(
+                "a new access ACL needs its user::, group:: and other:: entries");
           }
         }
       }
@@ -231,36 +235,29 @@ public final class Acls {
   }
 
   /**
-   * For each scope whose mask the spec does not set: the union of its group class when it has named
-   * entries (so they keep their permissions), none when it has none.
+   * The mask of scope {@code dflt} after a change: the one the spec sets, else the union of the
+   * scope's group class when it has named entries (so they keep their permissions), else none.
    */
-  private static void recomputeMasks(List<AclEntry> acl, List<AclEntry> spec) {
-    for (boolean dflt : new boolean[] {false, true}) {
-      boolean given =
-          spec.stream().anyMatch(e -> e.defaultScope() == dflt && e.type() == Type.MASK);
-      boolean named = acl.stream().anyMatch(e -> e.defaultScope() == dflt && !e.name().isEmpty());
-      if (given && named) {
-        continue;
-      }
-      Predicate<AclEntry> mask = e -> e.defaultScope() == dflt && e.type() == Type.MASK;
-      boolean any = acl.stream().anyMatch(e -> e.defaultScope() == dflt);
-      acl.removeIf(mask);
-      if (named || (given && any)) {
-        int union = 0;
-        for (AclEntry e : acl) {
-          if (e.defaultScope() == dflt && e.inGroupClass()) {
-            union |= e.permission();
-          }
+  private static void recomputeMask(List<AclEntry> acl, List<AclEntry> spec, boolean dflt) {
+    Predicate<AclEntry> mask = e -> e.defaultScope() == dflt && e.type() == Type.MASK;
+    @Nullable AclEntry given = spec.stream().filter(mask).findFirst().orElse(null);
+    boolean named = acl.stream().anyMatch(e -> e.defaultScope() == dflt && !e.name().isEmpty());
+    boolean any = acl.stream().anyMatch(e -> e.defaultScope() == dflt);
+    acl.removeIf(mask);
+    if (given != null && any) {
+      acl.add(given);
+    } else if (named) {
+      int union = 0;
+      for (AclEntry e : acl) {
+        if (e.defaultScope() == dflt && e.inGroupClass()) {
+          union |= e.permission();
         }
-        if (given) {
-          union = spec.stream().filter(mask).findFirst().orElseThrow().permission();
-        }
-        acl.add(new AclEntry(dflt, Type.MASK, "", union));
       }
+      acl.add(new AclEntry(dflt, Type.MASK, "", union));
     }
   }
 
-  /** A default ACL without some base entries gets them from the access ACL (HDFS). */
+  /** A default ACL without some base entries gets them from the access ACL (HDFS, setfacl). */
   private static void completeDefault(List<AclEntry> acl) {
     if (acl.stream().noneMatch(AclEntry::defaultScope)) {
       return;
@@ -269,16 +266,6 @@ public final class Acls {
       if (acl.stream().noneMatch(e -> e.defaultScope() && e.type() == t && e.name().isEmpty())) {
         acl.add(AclEntry.ofDefault(t, "", find(acl, false, t).permission()));
       }
-    }
-    boolean named = acl.stream().anyMatch(e -> e.defaultScope() && !e.name().isEmpty());
-    if (named && acl.stream().noneMatch(e -> e.defaultScope() && e.type() == Type.MASK)) {
-      int union = 0;
-      for (AclEntry e : acl) {
-        if (e.defaultScope() && e.inGroupClass()) {
-          union |= e.permission();
-        }
-      }
-      acl.add(AclEntry.ofDefault(Type.MASK, "", union));
     }
   }
 

@@ -138,4 +138,35 @@ class AclsTest {
         .containsExactly("user::rwx", "group::---", "group:eng:r-x", "mask::r-x", "other::r--");
     assertThat(s.mode()).isEqualTo(0754);
   }
+
+  @Test
+  void aChangeToOneScopeLeavesTheOtherScopesMask() {
+    Acls.Stored dir = new Acls.Stored(0750, List.of());
+    Acls.Stored bob =
+        Acls.apply(dir, true, Acls.Op.MODIFY, List.of(AclEntry.access(USER, "bob", 7)));
+    assertThat(bob.mode()).isEqualTo(0770);
+    Acls.Stored narrowed = new Acls.Stored(0750, bob.entries()); // chmod 750: mask r-x
+    Acls.Stored withDefault =
+        Acls.apply(narrowed, true, Acls.Op.MODIFY, List.of(AclEntry.ofDefault(USER, "carol", 5)));
+    assertThat(withDefault.mode()).as("the access mask stays r-x").isEqualTo(0750);
+    // A default mask is computed after the default's base entries are filled in.
+    Acls.Stored open = new Acls.Stored(0775, List.of());
+    Acls.Stored d =
+        Acls.apply(open, true, Acls.Op.MODIFY, List.of(AclEntry.ofDefault(USER, "bob", 4)));
+    assertThat(shown(d)).contains("default:group::rwx", "default:mask::rwx");
+    // setAcl with default entries alone keeps the access ACL and completes the default one.
+    Acls.Stored set =
+        Acls.apply(open, true, Acls.Op.SET, List.of(AclEntry.ofDefault(USER, "bob", 5)));
+    assertThat(set.mode()).isEqualTo(0775);
+    assertThat(shown(set))
+        .contains("default:user::rwx", "default:user:bob:r-x", "default:other::r-x");
+    // Removing the mask with -x: it is recomputed from the named entries, not kept.
+    Acls.Stored removedMask =
+        Acls.apply(
+            new Acls.Stored(0740, bob.entries()),
+            true,
+            Acls.Op.REMOVE_ENTRIES,
+            List.of(AclEntry.access(MASK, "", 0)));
+    assertThat(removedMask.mode()).isEqualTo(0770);
+  }
 }

@@ -80,6 +80,12 @@ class RecordsTest {
         .setBlockSize(32L << 20)
         .setRdev(0xFFFF_FFFF_FFFF_FFFFL) // 2^64 - 1 as unsigned
         .setAllocatedBytes(5L << 30)
+        .addAcl(
+            io.braidfs.mds.store.proto.AclEntryRecord.newBuilder()
+                .setDefaultScope(true)
+                .setType(1)
+                .setName("bob")
+                .setPermission(5))
         .build();
   }
 
