@@ -81,6 +81,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -157,9 +158,8 @@ public final class BraidClient implements AutoCloseable {
             .options(RpcOptions.from(b.config))
             // With Kerberos: proves the user in each Hello (the user must be the ticket's).
             .credentials(
-                b.token != null
-                    ? new DelegationTokenCredentials(
-                        b.token.identifier(), b.token.password(), isMds(options.mds()))
+                b.tokens != null
+                    ? new DelegationTokenCredentials(b.tokens, isMds(options.mds()))
                     : Security.clientCredentials(b.config, "localhost"))
             .tls(Tls.forClient(b.config, name))
             // Servers of another cluster are refused, so failover never leaves this cluster.
@@ -1163,7 +1163,7 @@ public final class BraidClient implements AutoCloseable {
     private final BraidConfig config;
     private String user = System.getProperty("user.name", "nobody");
     private List<String> groups = List.of();
-    private @Nullable DelegationToken token;
+    private @Nullable Supplier<DelegationTokenCredentials.Token> tokens;
     private String name = "client-" + IDS.incrementAndGet();
 
     private Builder(BraidConfig config) {
@@ -1187,8 +1187,21 @@ public final class BraidClient implements AutoCloseable {
      * the token's owner.
      */
     public Builder delegationToken(DelegationToken newToken) {
-      this.token = newToken;
-      this.user = newToken.fields().owner();
+      return delegationTokens(() -> newToken);
+    }
+
+    /**
+     * As {@link #delegationToken}, with whatever token {@code source} gives when a connection opens
+     * (a job whose tokens are replaced uses the new one from its next connection); the client acts
+     * as the owner of the token it gives now.
+     */
+    public Builder delegationTokens(Supplier<DelegationToken> source) {
+      this.tokens =
+          () -> {
+            DelegationToken t = source.get();
+            return new DelegationTokenCredentials.Token(t.identifier(), t.password());
+          };
+      this.user = source.get().fields().owner();
       return this;
     }
 

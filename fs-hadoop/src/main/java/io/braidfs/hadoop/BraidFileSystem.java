@@ -143,8 +143,17 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
     Token<? extends TokenIdentifier> token =
         service == null ? null : ugi.getCredentials().getToken(new Text(service));
     if (token != null && BraidTokenIdentifier.KIND.equals(token.getKind())) {
-      // A job's task: the token its submitter collected stands in for a Kerberos ticket.
-      b.delegationToken(new DelegationToken(token.getIdentifier(), token.getPassword(), 0));
+      // A job's task: the token its submitter collected stands in for a Kerberos ticket. Looked
+      // up again at each connection, so a token the job replaces (Spark's renewal) is used.
+      Text key = new Text(service);
+      DelegationToken first = new DelegationToken(token.getIdentifier(), token.getPassword(), 0);
+      b.delegationTokens(
+          () -> {
+            Token<? extends TokenIdentifier> now = ugi.getCredentials().getToken(key);
+            return now == null || !BraidTokenIdentifier.KIND.equals(now.getKind())
+                ? first
+                : new DelegationToken(now.getIdentifier(), now.getPassword(), 0);
+          });
     }
     this.client = b.build();
     LayoutPolicy defaults = client.serverDefaults().defaultLayout();

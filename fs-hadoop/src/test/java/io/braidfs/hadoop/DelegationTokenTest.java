@@ -201,6 +201,25 @@ class DelegationTokenTest {
         .isInstanceOf(AccessControlException.class)
         .hasMessageContaining("its renewer is bob");
 
+    // A long task whose token is replaced in its credentials (as Spark's renewal does) goes on
+    // with the new one once the old one is cancelled: the file system looks it up per connection.
+    UserGroupInformation longTask = UserGroupInformation.createRemoteUser("alice");
+    longTask.addCredentials(shipped);
+    FileSystem kept =
+        longTask.doAs(
+            (PrivilegedExceptionAction<FileSystem>) () -> FileSystem.newInstance(uri, taskConf));
+    kept.mkdirs(new Path("/user/alice/before"));
+    Credentials replacement = new Credentials();
+    as(
+        "alice",
+        null,
+        () -> {
+          try (FileSystem fs = FileSystem.newInstance(uri, aliceConf)) {
+            return fs.addDelegationTokens("bob", replacement);
+          }
+        });
+    longTask.addCredentials(replacement); // same service: replaces the old token
+
     // Cancelled by its owner: the task's next file system is refused.
     as(
         "alice",
@@ -209,6 +228,12 @@ class DelegationTokenTest {
           token.cancel(aliceConf);
           return null;
         });
+    // The open connection's next call is refused; the next connection proves the new token.
+    assertThatThrownBy(() -> kept.mkdirs(new Path("/user/alice/during")))
+        .isInstanceOf(IOException.class);
+    assertThat(kept.mkdirs(new Path("/user/alice/after"))).isTrue();
+    kept.close();
+    // A task started from the old token file is refused.
     assertThatThrownBy(() -> as("alice", shipped, () -> FileSystem.newInstance(uri, taskConf)))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("not known");

@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * A client's credentials from a delegation token (a job's task, which has no Kerberos ticket): each
@@ -22,11 +23,20 @@ import java.util.function.Predicate;
 public final class DelegationTokenCredentials implements HelloCredentials {
   private static final SecureRandom RANDOM = new SecureRandom();
 
-  private final byte[] identifier;
-  private final byte[] password;
+  /** A token: its identifier and 64-byte password. */
+  public record Token(byte[] identifier, byte[] password) {
+    public Token {
+      identifier = identifier.clone();
+      password = password.clone();
+    }
+  }
+
+  private final Supplier<Token> source;
   private final Predicate<InetSocketAddress> isMds;
 
   /**
+   * Credentials from one token.
+   *
    * @param identifier the token's identifier, as the MDS issued it
    * @param password its 64-byte password
    * @param isMds whether an address is one of the cluster's MDSs (else a data server): each is sent
@@ -36,26 +46,44 @@ public final class DelegationTokenCredentials implements HelloCredentials {
    */
   public DelegationTokenCredentials(
       byte[] identifier, byte[] password, Predicate<InetSocketAddress> isMds) {
-    DelegationTokenIdentifier.parse(identifier); // fail here, not at every connection
-    if (password.length != 2 * DelegationTokenSecrets.HALF) {
+    Token t = new Token(identifier, password);
+    check(t); // fail here, not at every connection
+    this.source = () -> t;
+    this.isMds = isMds;
+  }
+
+  /**
+   * Credentials from whatever token {@code source} holds when a connection opens, so that a job
+   * whose tokens are replaced (Spark's renewal, a token file rewritten) uses the new one on its
+   * next connections.
+   */
+  public DelegationTokenCredentials(Supplier<Token> source, Predicate<InetSocketAddress> isMds) {
+    this.source = source;
+    this.isMds = isMds;
+  }
+
+  private static void check(Token t) {
+    DelegationTokenIdentifier.parse(t.identifier);
+    if (t.password.length != 2 * DelegationTokenSecrets.HALF) {
       throw new IllegalArgumentException(
           "a Braid delegation token's password has "
               + 2 * DelegationTokenSecrets.HALF
               + " bytes, not "
-              + password.length);
+              + t.password.length);
     }
-    this.identifier = identifier.clone();
-    this.password = password.clone();
-    this.isMds = isMds;
-  }
-
-  /** The token's fields (owner, renewer, dates), for messages. */
-  public DelegationTokenIdentifier identifier() {
-    return DelegationTokenIdentifier.parse(identifier);
   }
 
   @Override
-  public Handshake begin(InetSocketAddress server) {
+  public Handshake begin(InetSocketAddress server) throws IOException {
+    Token t = source.get();
+    try {
+      check(t);
+    } catch (IllegalArgumentException e) {
+      throw StatusExceptions.toIOException(
+          Status.NOT_AUTHENTICATED, "unusable delegation token: " + e.getMessage(), e);
+    }
+    byte[] identifier = t.identifier;
+    byte[] password = t.password;
     boolean toMds = isMds.test(server);
     byte[] half =
         toMds
@@ -102,6 +130,6 @@ public final class DelegationTokenCredentials implements HelloCredentials {
 
   @Override
   public String toString() {
-    return "DelegationTokenCredentials[" + identifier() + "]"; // never the password
+    return "DelegationTokenCredentials"; // never the password
   }
 }
