@@ -14,13 +14,14 @@ import picocli.CommandLine.Spec;
  * The {@code braid} command: the entry point of every Braid process an operator starts.
  *
  * <p>Each subcommand is a class of this package registered below: {@code braid mds}, {@code braid
- * dataserver}, {@code braid zk} (a ZooKeeper server for a small deployment), {@code braid local} (a
- * whole cluster in one process), {@code braid fs} (file tools), {@code braid admin} (fsck, the
- * cluster report, decommission), {@code braid mount}. ({@code braid bench}, the benchmark driver of
- * module bench, is not one: the checkout's {@code ./braid} runs it from bench's jar, outside the
- * release tarball.) Servers run in the foreground until {@link #stopSignal()} fires, which {@link
- * #main} wires to SIGTERM and Ctrl-C through its shutdown hook; tests fire it themselves. File
- * tools check it between buffers of a long copy, so Ctrl-C stops those too.
+ * dataserver}, {@code braid zk} (a ZooKeeper server for a small deployment), {@code braid bookie}
+ * (a BookKeeper bookie for the MDS journal), {@code braid local} (a whole cluster in one process),
+ * {@code braid fs} (file tools), {@code braid admin} (fsck, the cluster report, decommission),
+ * {@code braid mount}. ({@code braid bench}, the benchmark driver of module bench, is not one: the
+ * checkout's {@code ./braid} runs it from bench's jar, outside the release tarball.) Servers run in
+ * the foreground until {@link #stopSignal()} fires, which {@link #main} wires to SIGTERM and Ctrl-C
+ * through its shutdown hook; tests fire it themselves. File tools check it between buffers of a
+ * long copy, so Ctrl-C stops those too.
  *
  * <p>Exit codes: {@value #EXIT_OK} on success (also after a server was stopped by a signal),
  * {@value #EXIT_FAILURE} when the work failed (a server could not start), {@value #EXIT_USAGE} for
@@ -42,6 +43,7 @@ import picocli.CommandLine.Spec;
       MdsCommand.class,
       DataServerCommand.class,
       ZkCommand.class,
+      BookieCommand.class,
       LocalCommand.class,
       FsCommand.class,
       AdminCommand.class,
