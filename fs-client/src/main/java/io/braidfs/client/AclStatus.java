@@ -1,5 +1,6 @@
 package io.braidfs.client;
 
+import io.braidfs.common.acl.AclEntry;
 import java.util.List;
 
 /**

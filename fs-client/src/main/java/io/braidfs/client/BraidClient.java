@@ -13,6 +13,7 @@ import io.braidfs.client.internal.data.ReplicaHealth;
 import io.braidfs.client.internal.data.StripedReader;
 import io.braidfs.client.internal.data.StripedWriter;
 import io.braidfs.client.internal.data.WriteTarget;
+import io.braidfs.common.acl.AclEntry;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;

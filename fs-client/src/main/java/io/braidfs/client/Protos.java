@@ -1,5 +1,6 @@
 package io.braidfs.client;
 
+import io.braidfs.common.acl.AclEntry;
 import io.braidfs.proto.ChunkId;
 import io.braidfs.proto.ClusterReportResponse;
 import io.braidfs.proto.ContentSummaryResponse;

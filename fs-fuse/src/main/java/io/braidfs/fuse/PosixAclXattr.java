@@ -1,8 +1,8 @@
 package io.braidfs.fuse;
 
-import io.braidfs.client.AclEntry;
-import io.braidfs.client.AclEntry.Type;
 import io.braidfs.client.AclStatus;
+import io.braidfs.common.acl.AclEntry;
+import io.braidfs.common.acl.AclEntry.Type;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package io.braidfs.fuse;
 
 import io.braidfs.client.AclChange;
-import io.braidfs.client.AclEntry;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.XattrSetMode;
+import io.braidfs.common.acl.AclEntry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -917,7 +917,7 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
       throw HadoopErrors.translate(e, HadoopErrors.Op.PATH);
     }
     List<AclEntry> entries = new ArrayList<>();
-    for (io.braidfs.client.AclEntry e : s.entries()) {
+    for (io.braidfs.common.acl.AclEntry e : s.entries()) {
       AclEntry.Builder b =
           new AclEntry.Builder()
               .setScope(e.defaultScope() ? AclEntryScope.DEFAULT : AclEntryScope.ACCESS)
@@ -940,12 +940,12 @@ public class BraidFileSystem extends FileSystem implements LeaseRecoverable {
 
   private void changeAcl(Path path, io.braidfs.client.AclChange change, List<AclEntry> spec)
       throws IOException {
-    List<io.braidfs.client.AclEntry> entries = new ArrayList<>(spec.size());
+    List<io.braidfs.common.acl.AclEntry> entries = new ArrayList<>(spec.size());
     for (AclEntry e : spec) {
       entries.add(
-          new io.braidfs.client.AclEntry(
+          new io.braidfs.common.acl.AclEntry(
               e.getScope() == AclEntryScope.DEFAULT,
-              io.braidfs.client.AclEntry.Type.valueOf(e.getType().name()),
+              io.braidfs.common.acl.AclEntry.Type.valueOf(e.getType().name()),
               e.getName() == null ? "" : e.getName(),
               e.getPermission() == null ? 0 : e.getPermission().ordinal()));
     }

@@ -3,7 +3,6 @@ package io.braidfs.hadoop;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.braidfs.common.security.SecurityConfigKeys;
 import io.braidfs.testing.MiniCluster;
 import io.braidfs.testing.TestKdc;
 import java.io.IOException;
@@ -48,17 +47,9 @@ class DelegationTokenTest {
   static void start() throws Exception {
     dir = Files.createTempDirectory("braid-dt");
     kdc = TestKdc.start(dir.resolve("kdc"));
-    String service = kdc.keytab("braid/localhost");
-    cluster =
-        MiniCluster.builder(dir.resolve("cluster"))
-            .dataServers(3)
-            .config(SecurityConfigKeys.AUTHENTICATION.name(), "KERBEROS")
-            .config(SecurityConfigKeys.KERBEROS_KRB5_CONF.name(), kdc.krb5Conf())
-            .config(
-                SecurityConfigKeys.KERBEROS_PRINCIPAL.name(), "braid/localhost@" + TestKdc.REALM)
-            .config(SecurityConfigKeys.KERBEROS_KEYTAB.name(), service)
-            .config(SecurityConfigKeys.KERBEROS_SERVER_PRINCIPAL.name(), "braid/localhost")
-            .build();
+    MiniCluster.Builder b = MiniCluster.builder(dir.resolve("cluster")).dataServers(3);
+    kdc.clusterSettings().forEach(b::config);
+    cluster = b.build();
     cluster.start();
     InetSocketAddress a = cluster.mdsAddress();
     uri = URI.create("braid://" + a.getHostString() + ":" + a.getPort() + "/");

@@ -1,11 +1,13 @@
 package io.braidfs.testing;
 
+import io.braidfs.common.security.SecurityConfigKeys;
 import java.io.File;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.util.Map;
 import org.apache.kerby.kerberos.kerb.KrbException;
 import org.apache.kerby.kerberos.kerb.client.KrbClient;
 import org.apache.kerby.kerberos.kerb.server.SimpleKdcServer;
@@ -66,6 +68,25 @@ public final class TestKdc implements AutoCloseable {
     File f = dir.resolve(principal.replace('/', '_') + ".keytab").toFile();
     kdc.createAndExportPrincipals(f, principal);
     return f.getPath();
+  }
+
+  /**
+   * The Kerberos settings of a cluster whose servers all log in as {@code braid/localhost} from a
+   * new keytab (its servers have IP addresses, so one principal names them all): what a {@link
+   * MiniCluster.Builder#config} takes.
+   */
+  public Map<String, String> clusterSettings() throws KrbException {
+    return Map.of(
+        SecurityConfigKeys.AUTHENTICATION.name(),
+        "KERBEROS",
+        SecurityConfigKeys.KERBEROS_KRB5_CONF.name(),
+        krb5Conf(),
+        SecurityConfigKeys.KERBEROS_PRINCIPAL.name(),
+        "braid/localhost@" + REALM,
+        SecurityConfigKeys.KERBEROS_KEYTAB.name(),
+        keytab("braid/localhost"),
+        SecurityConfigKeys.KERBEROS_SERVER_PRINCIPAL.name(),
+        "braid/localhost");
   }
 
   /** A new principal with a password, logged in as a user's kinit would: its ticket cache. */

@@ -46,15 +46,8 @@ public final class KerberosOverhead {
     }
     Files.createDirectories(dir);
     try (TestKdc kdc = TestKdc.start(dir.resolve("kdc"))) {
-      String service = kdc.keytab("braid/localhost");
+      Map<String, String> server = kdc.clusterSettings();
       String user = kdc.keytab("root");
-      String krb5 = kdc.krb5Conf();
-      Map<String, String> server = new HashMap<>();
-      server.put(SecurityConfigKeys.AUTHENTICATION.name(), "KERBEROS");
-      server.put(SecurityConfigKeys.KERBEROS_KRB5_CONF.name(), krb5);
-      server.put(SecurityConfigKeys.KERBEROS_PRINCIPAL.name(), "braid/localhost@" + REALM);
-      server.put(SecurityConfigKeys.KERBEROS_KEYTAB.name(), service);
-      server.put(SecurityConfigKeys.KERBEROS_SERVER_PRINCIPAL.name(), "braid/localhost");
       Map<String, String> client = new HashMap<>(server);
       client.put(SecurityConfigKeys.KERBEROS_PRINCIPAL.name(), "root@" + REALM);
       client.put(SecurityConfigKeys.KERBEROS_KEYTAB.name(), user);

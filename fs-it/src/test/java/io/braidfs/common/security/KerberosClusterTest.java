@@ -56,22 +56,12 @@ class KerberosClusterTest {
   @BeforeAll
   void start() throws Exception {
     kdc = TestKdc.start(dir.resolve("kdc"));
-    String service = kdc.keytab("braid/localhost");
+    MiniCluster.Builder b = MiniCluster.builder(dir.resolve("cluster")).dataServers(3);
+    kdc.clusterSettings().forEach(b::config);
     for (String user : List.of("alice", "bob", "root", "braid/elsewhere")) {
       keytabs.put(user, kdc.keytab(user));
     }
-    cluster =
-        MiniCluster.builder(dir.resolve("cluster"))
-            .dataServers(3)
-            .config(SecurityConfigKeys.AUTHENTICATION.name(), "KERBEROS")
-            .config(SecurityConfigKeys.KERBEROS_KRB5_CONF.name(), kdc.krb5Conf())
-            .config(
-                SecurityConfigKeys.KERBEROS_PRINCIPAL.name(), "braid/localhost@" + TestKdc.REALM)
-            .config(SecurityConfigKeys.KERBEROS_KEYTAB.name(), service)
-            // The servers' addresses are IP addresses: one principal names them all.
-            .config(SecurityConfigKeys.KERBEROS_SERVER_PRINCIPAL.name(), "braid/localhost")
-            .config(SecurityConfigKeys.GROUPS.name(), "alice=staff;bob=staff")
-            .build();
+    cluster = b.config(SecurityConfigKeys.GROUPS.name(), "alice=staff;bob=staff").build();
     cluster.start(); // returns once every data server registered, with its service ticket
   }
 

@@ -1,6 +1,7 @@
 package io.braidfs.mds.access;
 
-import io.braidfs.mds.access.AclEntry.Type;
+import io.braidfs.common.acl.AclEntry;
+import io.braidfs.common.acl.AclEntry.Type;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;

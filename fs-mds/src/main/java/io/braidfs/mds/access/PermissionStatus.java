@@ -1,5 +1,6 @@
 package io.braidfs.mds.access;
 
+import io.braidfs.common.acl.AclEntry;
 import java.util.List;
 import java.util.Objects;
 

@@ -1,6 +1,6 @@
 package io.braidfs.mds.namespace;
 
-import io.braidfs.mds.access.AclEntry;
+import io.braidfs.common.acl.AclEntry;
 import io.braidfs.mds.store.proto.AclEntryRecord;
 import io.braidfs.proto.AclEntryType;
 import java.util.ArrayList;

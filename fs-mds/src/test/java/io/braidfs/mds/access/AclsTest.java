@@ -1,12 +1,13 @@
 package io.braidfs.mds.access;
 
-import static io.braidfs.mds.access.AclEntry.Type.GROUP;
-import static io.braidfs.mds.access.AclEntry.Type.MASK;
-import static io.braidfs.mds.access.AclEntry.Type.OTHER;
-import static io.braidfs.mds.access.AclEntry.Type.USER;
+import static io.braidfs.common.acl.AclEntry.Type.GROUP;
+import static io.braidfs.common.acl.AclEntry.Type.MASK;
+import static io.braidfs.common.acl.AclEntry.Type.OTHER;
+import static io.braidfs.common.acl.AclEntry.Type.USER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.braidfs.common.acl.AclEntry;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

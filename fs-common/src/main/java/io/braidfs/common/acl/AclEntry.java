@@ -1,12 +1,12 @@
-package io.braidfs.mds.access;
+package io.braidfs.common.acl;
 
 import java.util.Comparator;
 import java.util.Objects;
 
 /**
- * One POSIX.1e ACL entry (Hadoop's {@code AclEntry}): its scope (a directory's default ACL, or the
- * access ACL), its type, the user or group it names (empty for the owner, the owning group, the
- * mask and other) and its permission bits.
+ * One POSIX.1e ACL entry (Hadoop's {@code AclEntry}), as the MDS checks it and clients send it: its
+ * scope (a directory's default ACL, or the access ACL), its type, the user or group it names (empty
+ * for the owner, the owning group, the mask and other) and its permission bits.
  *
  * <p>Thread-safety: immutable.
  *
@@ -71,7 +71,7 @@ public record AclEntry(boolean defaultScope, Type type, String name, int permiss
   }
 
   /** Whether the entry counts in the group class the mask limits: named users, groups. */
-  boolean inGroupClass() {
+  public boolean inGroupClass() {
     return type == Type.GROUP || (type == Type.USER && !name.isEmpty());
   }
 
