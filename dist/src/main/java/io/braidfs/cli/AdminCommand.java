@@ -214,16 +214,10 @@ final class AdminCommand implements Runnable {
   }
 
   private CommandSpec spec() {
-    if (spec == null) {
-      throw new IllegalStateException("not created by picocli");
-    }
-    return spec;
+    return Picocli.spec(spec);
   }
 
   private Braid parent() {
-    if (parent == null) {
-      throw new IllegalStateException("not run as a subcommand of braid");
-    }
-    return parent;
+    return Picocli.parent(parent);
   }
 }

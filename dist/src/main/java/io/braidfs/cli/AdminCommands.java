@@ -305,9 +305,6 @@ final class AdminCommands {
   }
 
   static CommandSpec spec(@Nullable CommandSpec spec) {
-    if (spec == null) {
-      throw new IllegalStateException("not created by picocli");
-    }
-    return spec;
+    return Picocli.spec(spec);
   }
 }

@@ -171,16 +171,10 @@ final class BookieCommand implements Callable<Integer> {
   }
 
   private CommandSpec spec() {
-    if (spec == null) {
-      throw new IllegalStateException("not created by picocli");
-    }
-    return spec;
+    return Picocli.spec(spec);
   }
 
   private Braid parent() {
-    if (parent == null) {
-      throw new IllegalStateException("not run as a subcommand of braid");
-    }
-    return parent;
+    return Picocli.parent(parent);
   }
 }

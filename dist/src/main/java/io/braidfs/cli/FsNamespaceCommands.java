@@ -330,9 +330,6 @@ final class FsNamespaceCommands {
   }
 
   static CommandSpec spec(@Nullable CommandSpec spec) {
-    if (spec == null) {
-      throw new IllegalStateException("not created by picocli");
-    }
-    return spec;
+    return Picocli.spec(spec);
   }
 }
