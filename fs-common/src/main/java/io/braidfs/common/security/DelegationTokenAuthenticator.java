@@ -31,14 +31,25 @@ final class DelegationTokenAuthenticator implements HelloAuthenticator {
   private static final String PRINCIPAL_PREFIX = "token:";
   private static final int MAX_REMEMBERED = 200_000;
 
+  /**
+   * The most Hellos one token may make in the replay window: far above a job's connections (one per
+   * server per task), and low enough that a holder who floods cannot fill the window for the rest.
+   */
+  private static final int MAX_PER_TOKEN = 20_000;
+
   private final String serverId;
   private final DelegationTokenPasswords passwords;
   private final GroupLookup groups;
   private final Set<String> serviceUsers;
   private final LongSupplier clock;
 
-  /** Proofs seen within the skew window, by token sequence and nonce: their time. */
-  private final ConcurrentHashMap<String, Long> seen = new ConcurrentHashMap<>();
+  /** Proofs seen within the replay window, by token sequence then nonce: this server's time. */
+  private final ConcurrentHashMap<Integer, ConcurrentHashMap<String, Long>> seen =
+      new ConcurrentHashMap<>();
+
+  /** How many entries {@link #seen} holds in all. */
+  private final java.util.concurrent.atomic.AtomicInteger remembered =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   DelegationTokenAuthenticator(
       String serverId,
@@ -140,18 +151,36 @@ final class DelegationTokenAuthenticator implements HelloAuthenticator {
   private void rememberOnce(
       DelegationTokenIdentifier id, DelegationTokenProof p, long now, SocketAddress remote)
       throws IOException {
-    if (seen.size() > MAX_REMEMBERED / 2) {
-      long oldest = now - 2 * SKEW.toMillis();
-      seen.values().removeIf(t -> t < oldest);
+    long oldest = now - 2 * SKEW.toMillis(); // a replay older than that fails the time check
+    if (remembered.get() > MAX_REMEMBERED / 2) {
+      for (ConcurrentHashMap<String, Long> nonces : seen.values()) {
+        forgetOlder(nonces, oldest);
+      }
+      seen.values().removeIf(ConcurrentHashMap::isEmpty);
     }
-    if (seen.size() >= MAX_REMEMBERED) {
+    ConcurrentHashMap<String, Long> nonces =
+        seen.computeIfAbsent(id.sequence(), k -> new ConcurrentHashMap<>());
+    if (nonces.size() >= MAX_PER_TOKEN) {
+      forgetOlder(nonces, oldest);
+    }
+    if (nonces.size() >= MAX_PER_TOKEN || remembered.get() >= MAX_REMEMBERED) {
       throw StatusExceptions.toIOException(
-          Status.BUSY, serverId + ": too many delegation-token Hellos; try again", null);
+          Status.BUSY,
+          serverId + ": too many Hellos of delegation token " + id.sequence() + "; try again",
+          null);
     }
-    String key = id.sequence() + "/" + HexFormat.of().formatHex(p.getNonce().toByteArray());
-    // Kept by this server's time: a replay after 2 x SKEW fails the time check anyway.
-    if (seen.putIfAbsent(key, now) != null) {
+    if (nonces.putIfAbsent(HexFormat.of().formatHex(p.getNonce().toByteArray()), now) != null) {
       throw refused(remote, "a replayed Hello of token " + id.sequence());
+    }
+    remembered.incrementAndGet();
+  }
+
+  private void forgetOlder(ConcurrentHashMap<String, Long> nonces, long oldest) {
+    for (var it = nonces.values().iterator(); it.hasNext(); ) {
+      if (it.next() < oldest) {
+        it.remove();
+        remembered.decrementAndGet();
+      }
     }
   }
 

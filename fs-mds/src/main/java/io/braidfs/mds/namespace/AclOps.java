@@ -54,10 +54,19 @@ public final class AclOps {
     } catch (IllegalArgumentException e) {
       throw Resolver.fail(Status.INVALID_ARGUMENT, "setfacl " + path + ": " + e.getMessage());
     }
+    int mode = changed.mode();
+    boolean access =
+        op == Acls.Op.REMOVE || req.getEntriesList().stream().anyMatch(e -> !e.getDefaultScope());
+    if (access
+        && (mode & 02000) != 0
+        && !caller.isMemberOf(r.getGroup())
+        && !ns.permissions.isSuperuser(caller)) {
+      mode &= ~02000; // Linux's rule (posix_acl_update_mode): as a chmod by a non-member would
+    }
     Inode updated =
         inode.with(
             r.toBuilder()
-                .setMode(changed.mode())
+                .setMode(mode)
                 .clearAcl()
                 .addAllAcl(AclRecords.toRecords(changed.entries()))
                 .setCtimeNs(m.nowNs())

@@ -15,12 +15,15 @@ import io.braidfs.common.token.ClientId;
 import io.braidfs.common.token.TokenKeys;
 import io.braidfs.common.token.TokenVerifier;
 import io.braidfs.common.token.TokenVerifier.Outcome;
+import io.braidfs.proto.AclEntryType;
+import io.braidfs.proto.AclOp;
 import io.braidfs.proto.CommitRequest;
 import io.braidfs.proto.CreateRequest;
 import io.braidfs.proto.CreateResponse;
 import io.braidfs.proto.DataDir;
 import io.braidfs.proto.DeleteRequest;
 import io.braidfs.proto.FileType;
+import io.braidfs.proto.GetAclRequest;
 import io.braidfs.proto.GetAttrRequest;
 import io.braidfs.proto.HeartbeatRequest;
 import io.braidfs.proto.HeartbeatResponse;
@@ -31,6 +34,8 @@ import io.braidfs.proto.ReadDirRequest;
 import io.braidfs.proto.ReadDirResponse;
 import io.braidfs.proto.RegisterDataServerRequest;
 import io.braidfs.proto.RenameRequest;
+import io.braidfs.proto.SetAclRequest;
+import io.braidfs.proto.SetAttrRequest;
 import io.braidfs.proto.SigningKeys;
 import io.braidfs.proto.StatFsRequest;
 import java.io.IOException;
@@ -344,6 +349,49 @@ class MdsServerTest {
     try (MdsServer mds = new MdsServer(BraidConfig.fromMap(settings), clock)) {
       mds.start();
       assertThat(mds.namespace().signingKeys()).isEqualTo(afterTwo);
+    }
+  }
+
+  @Test
+  void anAclSetByANonMemberOfTheGroupClearsSetgid() throws Exception {
+    try (MdsServer mds = new MdsServer(config());
+        RpcClient root = RpcClient.builder("root").user("root").build();
+        RpcClient alice =
+            RpcClient.builder("alice").user("alice").groups(List.of("alice")).build()) {
+      mds.start();
+      root.start();
+      alice.start();
+      InetSocketAddress at = mds.address();
+      root.callSync(
+          at, RpcMethod.MKDIR, MkdirRequest.newBuilder().setPath("/d").setMode(02750).build());
+      root.callSync(
+          at,
+          RpcMethod.SET_ATTR,
+          SetAttrRequest.newBuilder().setPath("/d").setUser("alice").setGroup("staff").build());
+      SetAclRequest grant =
+          SetAclRequest.newBuilder()
+              .setPath("/d")
+              .setOp(AclOp.ACL_OP_MODIFY)
+              .addEntries(
+                  io.braidfs.proto.AclEntry.newBuilder()
+                      .setType(AclEntryType.ACL_ENTRY_TYPE_USER)
+                      .setName("bob")
+                      .setPermission(5))
+              .build();
+      // Alice owns /d but is not in its group: her ACL change clears setgid, as on Linux.
+      int mode = alice.callSync(at, RpcMethod.SET_ACL, grant).getAttributes().getMode();
+      assertThat(mode).isEqualTo(0750);
+      assertThat(
+              alice
+                  .callSync(at, RpcMethod.GET_ACL, GetAclRequest.newBuilder().setPath("/d").build())
+                  .getEntriesList())
+          .extracting(e -> e.getName())
+          .contains("bob");
+      // root may, and keeps it.
+      root.callSync(
+          at, RpcMethod.SET_ATTR, SetAttrRequest.newBuilder().setPath("/d").setMode(02750).build());
+      assertThat(root.callSync(at, RpcMethod.SET_ACL, grant).getAttributes().getMode())
+          .isEqualTo(02750);
     }
   }
 
