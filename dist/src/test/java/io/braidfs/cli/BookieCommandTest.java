@@ -2,12 +2,15 @@ package io.braidfs.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.braidfs.testing.Await;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +33,19 @@ class BookieCommandTest {
     }
   }
 
+  /** The bookies registered as available under the cluster's root; none while it is absent. */
+  private static List<String> available(ZooKeeper client) {
+    String path = "/braid/bookkeeper/ledgers/available";
+    try {
+      return client.exists(path, false) == null ? List.of() : client.getChildren(path, false);
+    } catch (KeeperException e) {
+      return List.of();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted reading " + path, e);
+    }
+  }
+
   @Test
   void servesRegistersWithTheClustersZooKeeperAndStopsWithZero() throws Exception {
     try (InProcessBraid zk =
@@ -46,16 +62,10 @@ class BookieCommandTest {
         assertThat("127.0.0.1:" + at.getPort()).isEqualTo(address);
         ZooKeeper client = new ZooKeeper(ensemble, 10_000, e -> {});
         try {
-          List<String> available = List.of();
-          long deadline = System.nanoTime() + 20_000_000_000L;
-          while (!available.contains(address) && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            available =
-                client.exists("/braid/bookkeeper/ledgers/available", false) == null
-                    ? List.of()
-                    : client.getChildren("/braid/bookkeeper/ledgers/available", false);
-          }
-          assertThat(available).as("BookKeeper's available bookies").contains(address);
+          Await.until(
+              "bookie " + address + " among BookKeeper's available bookies",
+              Duration.ofSeconds(20),
+              () -> available(client).contains(address));
         } finally {
           client.close();
         }

@@ -4,12 +4,14 @@ import static io.braidfs.fuse.FuseTesting.run;
 import static io.braidfs.fuse.FuseTesting.sh;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.braidfs.testing.Await;
 import io.braidfs.testing.MiniCluster;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -71,14 +73,20 @@ class BraidFusePermissionsTest {
    * Waits for {@code ls -l name} to show {@code mode}: a change of ACL changes the mode behind the
    * kernel's back (libfuse 2 cannot tell it), so it shows the old one until its attribute timeout.
    */
-  private static void awaitMode(Path dir, String name, String mode) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    String shown = sh(dir, "ls -l " + name);
-    while (!shown.startsWith(mode) && System.nanoTime() < deadline) {
-      Thread.sleep(100);
-      shown = sh(dir, "ls -l " + name);
-    }
-    assertThat(shown).startsWith(mode);
+  private static void awaitMode(Path dir, String name, String mode) {
+    Await.until(
+        "ls -l " + name + " to show " + mode,
+        Duration.ofSeconds(5),
+        () -> {
+          try {
+            return sh(dir, "ls -l " + name).startsWith(mode);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+          }
+        });
   }
 
   @Test

@@ -88,18 +88,14 @@ public final class KerberosOverhead {
         }
         double[][] s = Objects.requireNonNull(results.get("simple"));
         double[][] k = Objects.requireNonNull(results.get("kerberos"));
-        System.out.println();
-        System.out.println("| ops/s, 16 callers | kerberos | simple | kerberos / simple |");
-        System.out.println("|---|---|---|---|");
-        String[] names = {"create (empty file)", "stat"};
-        for (int m = 0; m < 2; m++) {
-          System.out.printf(
-              "| %s | %s | %s | %.2f |%n",
-              names[m],
-              Spread.cell(k[m], "%.0f"),
-              Spread.cell(s[m], "%.0f"),
-              Spread.median(k[m]) / Spread.median(s[m]));
-        }
+        Spread.printTable(
+            "ops/s, 16 callers",
+            "kerberos",
+            "simple",
+            new String[] {"create (empty file)", "stat"},
+            k,
+            s,
+            "%.0f");
       } finally {
         for (MiniCluster c : clusters.values()) {
           c.close();

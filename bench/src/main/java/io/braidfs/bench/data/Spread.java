@@ -18,4 +18,32 @@ final class Spread {
     double max = Arrays.stream(v).max().orElse(0);
     return String.format(format + " (" + format + "-" + format + ")", median(v), min, max);
   }
+
+  /**
+   * Prints, after a blank line, the Markdown table of measures {@code names} for two settings side
+   * by side: each one's {@link #cell} and the ratio of their medians.
+   *
+   * @param first the rounds of the first setting, one row per measure
+   */
+  static void printTable(
+      String measure,
+      String firstName,
+      String secondName,
+      String[] names,
+      double[][] first,
+      double[][] second,
+      String format) {
+    System.out.println();
+    System.out.printf(
+        "| %s | %s | %s | %s / %s |%n", measure, firstName, secondName, firstName, secondName);
+    System.out.println("|---|---|---|---|");
+    for (int m = 0; m < names.length; m++) {
+      System.out.printf(
+          "| %s | %s | %s | %.2f |%n",
+          names[m],
+          cell(first[m], format),
+          cell(second[m], format),
+          median(first[m]) / median(second[m]));
+    }
+  }
 }

@@ -99,18 +99,14 @@ public final class TlsThroughput {
       }
       double[][] p = java.util.Objects.requireNonNull(results.get("plaintext"));
       double[][] t = java.util.Objects.requireNonNull(results.get("TLS"));
-      String[] names = {"write MiB/s", "read MiB/s", "null RPC p50 us"};
-      System.out.println();
-      System.out.println("| measure | TLS | plaintext | TLS / plaintext |");
-      System.out.println("|---|---|---|---|");
-      for (int m = 0; m < 3; m++) {
-        System.out.printf(
-            "| %s | %s | %s | %.2f |%n",
-            names[m],
-            Spread.cell(t[m], "%.1f"),
-            Spread.cell(p[m], "%.1f"),
-            Spread.median(t[m]) / Spread.median(p[m]));
-      }
+      Spread.printTable(
+          "measure",
+          "TLS",
+          "plaintext",
+          new String[] {"write MiB/s", "read MiB/s", "null RPC p50 us"},
+          t,
+          p,
+          "%.1f");
     } finally {
       for (MiniCluster c : clusters.values()) {
         c.close();

@@ -395,6 +395,11 @@ class MdsServerTest {
     }
   }
 
+  /**
+   * Waits for the MDS's own housekeeping (its scheduled thread, every half heartbeat interval) to
+   * rotate to {@code keyId}: the rotation is the server's act, not the test's, so the test polls
+   * with a deadline (fs-testing's Await is not available here: fs-testing depends on fs-mds).
+   */
   private static SigningKeys awaitCurrentKey(MdsServer mds, int keyId) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     SigningKeys keys = mds.namespace().signingKeys();
