@@ -30,19 +30,11 @@ public final class TestKdc implements AutoCloseable {
     this.dir = dir;
   }
 
+  /** A KDC on a free loopback port. */
   public static TestKdc start(Path dir) throws Exception {
-    java.nio.file.Files.createDirectories(dir);
     for (int attempt = 0; ; attempt++) {
-      SimpleKdcServer kdc = new SimpleKdcServer();
-      kdc.setWorkDir(dir.toFile());
-      kdc.setKdcHost("localhost");
-      kdc.setKdcRealm(REALM);
-      kdc.setAllowUdp(false);
-      kdc.setKdcTcpPort(freePort());
       try {
-        kdc.init();
-        kdc.start();
-        return new TestKdc(kdc, dir);
+        return start(dir, "localhost", freePort());
       } catch (KrbException e) {
         // another process took the port between the probe and the bind
         if (attempt >= 5 || !(e.getCause() instanceof BindException)) {
@@ -50,6 +42,29 @@ public final class TestKdc implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * A KDC listening on {@code host} (a name or an address; krb5.conf names it as given) and {@code
+   * port}, TCP only.
+   */
+  public static TestKdc start(Path dir, String host, int port) throws Exception {
+    java.nio.file.Files.createDirectories(dir);
+    SimpleKdcServer kdc = new SimpleKdcServer();
+    kdc.setWorkDir(dir.toFile());
+    kdc.setKdcHost(host);
+    kdc.setKdcRealm(REALM);
+    kdc.setAllowUdp(false);
+    kdc.setKdcTcpPort(port);
+    kdc.init();
+    kdc.start();
+    // Kerby's krb5.conf template names the KDC as localhost whatever it listens on.
+    Path conf = dir.resolve("krb5.conf");
+    java.nio.file.Files.writeString(
+        conf,
+        java.nio.file.Files.readString(conf)
+            .replace("kdc = localhost:" + port, "kdc = " + host + ":" + port));
+    return new TestKdc(kdc, dir);
   }
 
   private static int freePort() throws IOException {

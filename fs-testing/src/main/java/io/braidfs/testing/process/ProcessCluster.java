@@ -2,6 +2,8 @@ package io.braidfs.testing.process;
 
 import static java.util.Objects.requireNonNull;
 
+import io.braidfs.common.security.SecurityConfigKeys;
+import io.braidfs.testing.TestKdc;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
@@ -38,6 +40,9 @@ import org.jspecify.annotations.Nullable;
  * }
  * }</pre>
  *
+ * <p>With {@link Builder#kerberos}, host {@code kdc} runs a KDC ({@link KdcMain}) before the
+ * servers, and every MDS and data server logs in as {@code braid/ADDRESS} from a keytab of its own.
+ *
  * <p>Faults, one call each on a host's name: {@link #kill} (SIGKILL), {@link #pause} and {@link
  * #resume} (SIGSTOP, SIGCONT), {@link #linkDown} and {@link #linkUp} (its cable), {@link #restart}.
  *
@@ -59,6 +64,7 @@ public final class ProcessCluster implements AutoCloseable {
   public static final int DATA_SERVER_PORT = 7500;
   public static final int ZOOKEEPER_PORT = 2181;
   public static final int BOOKIE_PORT = 7410;
+  public static final int KDC_PORT = 88;
 
   static final Pattern MDS_LISTENING =
       Pattern.compile("braid mds listening on (\\S+):(\\d+) \\(store .*\\)");
@@ -69,6 +75,10 @@ public final class ProcessCluster implements AutoCloseable {
   static final Pattern IN_SERVICE = Pattern.compile(": in service: ");
   static final Pattern ZK_SERVING = Pattern.compile("braid zk: serving (\\S+):(\\d+) \\(.*\\)");
   static final Pattern LEADING = Pattern.compile(": leading with epoch (\\d+) ");
+  static final Pattern KDC_SERVING = Pattern.compile("braid kdc: serving (\\S+):(\\d+) \\(.*\\)");
+
+  /** {@code ${HOST.address}} in a setting's value: that host's address. */
+  private static final Pattern HOST_ADDRESS = Pattern.compile("\\$\\{([a-z0-9-]+)\\.address}");
 
   private final Builder config;
   private final Map<String, Server> servers = new LinkedHashMap<>();
@@ -131,8 +141,14 @@ public final class ProcessCluster implements AutoCloseable {
       String name = "ds" + i;
       servers.put(name, new Server(n.addHost(name), Kind.DATA));
     }
+    if (config.kerberos) {
+      servers.put("kdc", new Server(n.addHost("kdc"), Kind.KDC));
+    }
     for (String c : config.clients) {
       n.addHost(c);
+    }
+    if (config.kerberos) {
+      startServer(server("kdc"));
     }
     if (config.mdsReplicas > 1) {
       Server zk = server("zk");
@@ -309,6 +325,35 @@ public final class ProcessCluster implements AutoCloseable {
   /** Where this run's logs are. */
   public Path logDir() {
     return runDir().resolve("logs");
+  }
+
+  // ---- Kerberos --------------------------------------------------------------------------------
+
+  /** The krb5.conf naming the cluster's KDC (host {@code kdc}), for {@link Builder#kerberos}. */
+  public Path krb5Conf() {
+    return kdcDir().resolve("krb5.conf");
+  }
+
+  /** The keytab of {@code principal}, one the builder or a server host's service principal. */
+  public Path keytab(String principal) {
+    return kdcDir().resolve(principal.replace('/', '_') + ".keytab");
+  }
+
+  /** The ticket cache of {@code principal}, one of {@link Builder#kerberosTickets}. */
+  public Path ticketCache(String principal) {
+    return kdcDir().resolve(principal + ".ccache");
+  }
+
+  /** The service principal of the server on host {@code name}: {@code braid/ADDRESS@REALM}. */
+  public String servicePrincipal(String name) {
+    return "braid/" + host(name).address() + "@" + TestKdc.REALM;
+  }
+
+  private Path kdcDir() {
+    if (!config.kerberos) {
+      throw new IllegalStateException("the cluster has no KDC (Builder.kerberos)");
+    }
+    return server("kdc").dir;
   }
 
   // ---- faults ----------------------------------------------------------------------------------
@@ -549,7 +594,7 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** Starts {@code s} and waits until it serves; after an MDS start, until every data server is. */
   private void startServer(Server s) throws IOException, InterruptedException {
-    if (s.kind == Kind.ZK || (s.kind == Kind.MDS && config.mdsReplicas > 1)) {
+    if (s.kind == Kind.ZK || s.kind == Kind.KDC || (s.kind == Kind.MDS && config.mdsReplicas > 1)) {
       // An HA replica starts as a standby: data servers stay with the leader.
       launch(s);
       awaitServing(s, 0);
@@ -596,6 +641,11 @@ public final class ProcessCluster implements AutoCloseable {
   private void launch(Server s) throws IOException {
     s.starts++;
     String address = s.host.address() + ":" + s.kind.port;
+    Files.createDirectories(s.dir);
+    if (s.kind == Kind.KDC) {
+      launchKdc(s);
+      return;
+    }
     List<String> command = new ArrayList<>();
     command.add(config.install.command().toString());
     if (s.kind == Kind.ZK) {
@@ -626,14 +676,24 @@ public final class ProcessCluster implements AutoCloseable {
               "--id",
               s.host.name()));
     }
-    for (Map.Entry<String, String> e : config.settings.entrySet()) {
-      if (s.kind == Kind.ZK) {
-        break; // ZooKeeper takes none of the cluster's settings
-      }
-      command.add("-D");
-      command.add(e.getKey() + "=" + e.getValue());
+    Map<String, String> settings = new LinkedHashMap<>();
+    if (config.kerberos && s.kind != Kind.ZK) {
+      // Each server its own service principal, named by its address (clients ask for braid/_HOST
+      // of the address they connect to).
+      settings.put(SecurityConfigKeys.AUTHENTICATION.name(), "KERBEROS");
+      settings.put(SecurityConfigKeys.KERBEROS_KRB5_CONF.name(), krb5Conf().toString());
+      settings.put(SecurityConfigKeys.KERBEROS_PRINCIPAL.name(), servicePrincipal(s.host.name()));
+      settings.put(
+          SecurityConfigKeys.KERBEROS_KEYTAB.name(),
+          keytab("braid/" + s.host.address()).toString());
     }
-    Files.createDirectories(s.dir);
+    if (s.kind != Kind.ZK) { // ZooKeeper takes none of the cluster's settings
+      settings.putAll(config.settings);
+    }
+    for (Map.Entry<String, String> e : settings.entrySet()) {
+      command.add("-D");
+      command.add(e.getKey() + "=" + withAddresses(e.getValue()));
+    }
     s.serverId = 0;
     s.process =
         HostProcess.start(
@@ -644,6 +704,46 @@ public final class ProcessCluster implements AutoCloseable {
             environment(config.serverJvmOptions),
             requireNonNull(s.dir.getParent(), "a server's directory has a parent"),
             logDir().resolve(s.host.name() + "-" + s.starts + ".log"));
+  }
+
+  /**
+   * Starts the KDC on {@code s} with a keytab for every MDS and data server host's service
+   * principal and the builder's users, over this JVM's classpath (Kerby is not in the tarball).
+   */
+  private void launchKdc(Server s) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-cp"));
+    command.add(System.getProperty("java.class.path"));
+    command.add(KdcMain.class.getName());
+    command.addAll(List.of(s.dir.toString(), s.host.address(), "" + KDC_PORT));
+    for (Server other : servers.values()) {
+      if (other.kind == Kind.MDS || other.kind == Kind.DATA) {
+        command.add("keytab:braid/" + other.host.address());
+      }
+    }
+    config.keytabUsers.forEach(u -> command.add("keytab:" + u));
+    config.ticketUsers.forEach(u -> command.add("ticket:" + u));
+    s.process =
+        HostProcess.start(
+            ip(),
+            s.host,
+            s.host.name(),
+            command,
+            environment(config.serverJvmOptions),
+            requireNonNull(s.dir.getParent(), "a server's directory has a parent"),
+            logDir().resolve(s.host.name() + "-" + s.starts + ".log"));
+  }
+
+  /** {@code value} with each {@code ${HOST.address}} replaced by that host's address. */
+  private String withAddresses(String value) {
+    Matcher m = HOST_ADDRESS.matcher(value);
+    StringBuilder b = new StringBuilder();
+    while (m.find()) {
+      m.appendReplacement(b, Matcher.quoteReplacement(host(m.group(1)).address()));
+    }
+    m.appendTail(b);
+    return b.toString();
   }
 
   /**
@@ -659,6 +759,7 @@ public final class ProcessCluster implements AutoCloseable {
               case MDS -> MDS_LISTENING;
               case DATA -> DATA_SERVER_LISTENING;
               case ZK -> ZK_SERVING;
+              case KDC -> KDC_SERVING;
             },
             timeout);
     String expected = s.host.address() + ":" + s.kind.port;
@@ -754,7 +855,8 @@ public final class ProcessCluster implements AutoCloseable {
   private enum Kind {
     MDS(MDS_PORT, "store"),
     DATA(DATA_SERVER_PORT, "data"),
-    ZK(ZOOKEEPER_PORT, "zk");
+    ZK(ZOOKEEPER_PORT, "zk"),
+    KDC(KDC_PORT, "kdc");
 
     final int port;
     final String dir;
@@ -805,6 +907,9 @@ public final class ProcessCluster implements AutoCloseable {
     private String serverJvmOptions = "-Xmx512m -XX:+UseSerialGC";
     private String clientJvmOptions = "-Xmx512m -XX:+UseSerialGC";
     private Duration startTimeout = Duration.ofSeconds(90);
+    private boolean kerberos;
+    private List<String> keytabUsers = List.of();
+    private List<String> ticketUsers = List.of();
 
     private Builder(BraidInstall install, Path work) {
       this.install = Objects.requireNonNull(install, "install");
@@ -839,7 +944,27 @@ public final class ProcessCluster implements AutoCloseable {
       return this;
     }
 
-    /** A configuration key every server gets ({@code -D key=value}). */
+    /**
+     * Kerberos for every server: a KDC of its own on host {@code kdc} (realm {@value
+     * TestKdc#REALM}), a service principal {@code braid/ADDRESS} with a keytab per MDS and data
+     * server host, and a keytab for each of {@code users} ({@link ProcessCluster#keytab}).
+     */
+    public Builder kerberos(String... users) {
+      this.kerberos = true;
+      this.keytabUsers = List.of(users);
+      return this;
+    }
+
+    /** Users of {@link #kerberos} logged in as by kinit: {@link ProcessCluster#ticketCache}. */
+    public Builder kerberosTickets(String... users) {
+      this.ticketUsers = List.of(users);
+      return this;
+    }
+
+    /**
+     * A configuration key every server gets ({@code -D key=value}); {@code ${HOST.address}} in the
+     * value stands for that host's address.
+     */
     public Builder set(String key, String value) {
       settings.put(key, value);
       return this;
