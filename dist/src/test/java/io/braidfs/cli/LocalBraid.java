@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -60,11 +61,18 @@ final class LocalBraid implements AutoCloseable {
    * @throws IOException if the process cannot be started
    */
   static LocalBraid start(Path work) throws IOException, InterruptedException {
+    return start(work, List.of());
+  }
+
+  /** As {@link #start(Path)}, with more options for {@code braid local} (e.g. {@code -D k=v}). */
+  static LocalBraid start(Path work, List<String> options)
+      throws IOException, InterruptedException {
     Path root = repositoryRoot();
     int port = freePort();
     Path log = work.resolve("braid-local.log");
-    ProcessBuilder pb =
-        new ProcessBuilder(
+    List<String> command =
+        new ArrayList<>(
+            List.of(
                 root.resolve("braid").toString(),
                 "local",
                 "--data-servers",
@@ -72,7 +80,10 @@ final class LocalBraid implements AutoCloseable {
                 "--data",
                 work.resolve("data").toString(),
                 "--mds-port",
-                Integer.toString(port))
+                Integer.toString(port)));
+    command.addAll(options);
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
             .directory(root.toFile())
             .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .redirectInput(ProcessBuilder.Redirect.PIPE);
@@ -189,7 +200,7 @@ final class LocalBraid implements AutoCloseable {
         "no braid-parent pom.xml above " + Path.of("").toAbsolutePath());
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }

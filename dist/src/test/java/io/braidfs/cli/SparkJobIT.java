@@ -137,7 +137,7 @@ class SparkJobIT {
         .isTrue();
   }
 
-  private static boolean inSparkExecution() {
+  static boolean inSparkExecution() {
     return Boolean.getBoolean("braid.it.spark");
   }
 
