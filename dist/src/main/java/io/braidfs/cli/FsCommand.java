@@ -58,6 +58,9 @@ import picocli.CommandLine.Spec;
       FsNamespaceCommands.Mv.class,
       FsNamespaceCommands.Stat.class,
       FsNamespaceCommands.Du.class,
+      FsPermissionCommands.Chmod.class,
+      FsPermissionCommands.Chown.class,
+      FsPermissionCommands.Chgrp.class,
       FsLayoutCommand.class
     })
 final class FsCommand implements Runnable {

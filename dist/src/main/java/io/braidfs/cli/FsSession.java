@@ -14,7 +14,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.util.ArrayDeque;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link BraidClient} calls {@code braid fs} makes, each turning a failure into a {@link
@@ -158,6 +160,71 @@ final class FsSession {
     on(
         destination,
         () -> client.rename(source, destination, RenameSemantics.POSIX, noReplace, false));
+  }
+
+  void setPermission(String path, int mode) throws PathFailure {
+    on(path, () -> client.setPermission(path, mode));
+  }
+
+  void setOwner(String path, @Nullable String user, @Nullable String group) throws PathFailure {
+    on(path, () -> client.setOwner(path, user, group));
+  }
+
+  /** Something done to one inode of a tree, given its attributes. */
+  @FunctionalInterface
+  interface TreeWork {
+    void run(String path, FileAttributes attributes) throws PathFailure;
+  }
+
+  /**
+   * Runs {@code work} on {@code path} (a symlink followed) and, if {@code recursive} and it is a
+   * directory, on everything under it, parents before children, symlinks below it left alone (as
+   * chmod -R does). A failure below {@code path} is reported and the walk goes on.
+   *
+   * @throws PathFailure if {@code path} itself failed, or anything under it did
+   */
+  void tree(String path, boolean recursive, TreeWork work) throws PathFailure {
+    FileAttributes top = stat(path);
+    work.run(path, top);
+    if (!recursive || !top.isDirectory()) {
+      return;
+    }
+    int failures = 0;
+    ArrayDeque<String> directories = new ArrayDeque<>(List.of(path));
+    while (!directories.isEmpty()) {
+      if (stop.isRequested()) {
+        throw new PathFailure(path, "interrupted");
+      }
+      String dir = directories.pop();
+      List<DirectoryEntry> entries;
+      try {
+        entries = list(dir);
+      } catch (PathFailure e) {
+        report(e);
+        failures++;
+        continue;
+      }
+      for (DirectoryEntry e : entries) {
+        FileAttributes a = e.attributes();
+        if (a == null || a.isSymlink()) {
+          continue;
+        }
+        String child = dir.endsWith("/") ? dir + e.name() : dir + "/" + e.name();
+        try {
+          work.run(child, a);
+        } catch (PathFailure f) {
+          report(f);
+          failures++;
+          continue;
+        }
+        if (a.isDirectory()) {
+          directories.push(child);
+        }
+      }
+    }
+    if (failures > 0) {
+      throw new PathFailure(path, failures + " failed under it (above)");
+    }
   }
 
   ContentSummary contentSummary(String path) throws PathFailure {

@@ -37,8 +37,7 @@ final class PathFailure extends IOException {
           Status.ALREADY_EXISTS,
           Status.NOT_DIRECTORY,
           Status.IS_DIRECTORY,
-          Status.NOT_EMPTY,
-          Status.PERMISSION_DENIED);
+          Status.NOT_EMPTY);
 
   private final String path;
 

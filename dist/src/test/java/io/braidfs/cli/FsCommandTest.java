@@ -2,6 +2,8 @@ package io.braidfs.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.braidfs.client.BraidClient;
+import io.braidfs.common.config.BraidConfig;
 import io.braidfs.testing.Await;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -309,6 +311,66 @@ class FsCommandTest {
 
     assertThat(ok("layout", "set", "/lay", "--clear").outLines())
         .contains("stripe-unit:   1MiB (inherited)", "replication:   3 (inherited)");
+  }
+
+  @Test
+  void chmodChownAndChgrpChangeOneTreeAndLeaveSymlinksBelowAlone() throws IOException {
+    ok("mkdir", "-p", "/perm/sub/deeper");
+    Path f = tmp.resolve("perm-file");
+    Files.writeString(f, "x");
+    ok("put", f.toString(), "/perm/sub/file");
+    ok("put", f.toString(), "/perm/outside");
+    try (BraidClient c =
+        BraidClient.builder(
+                // No attribute cache: each stat sees what the commands just changed.
+                BraidConfig.fromMap(
+                    Map.of("braid.client.mds", mds, "braid.client.cache.attr-ttl", "0s")))
+            .user(System.getProperty("user.name"))
+            .build()) {
+      c.symlink("/perm/outside", "/perm/sub/link", false);
+
+      ok("chmod", "-R", "go-rx", "/perm/sub");
+      assertThat(Integer.toOctalString(c.stat("/perm/sub").mode())).isEqualTo("700");
+      assertThat(Integer.toOctalString(c.stat("/perm/sub/deeper").mode())).isEqualTo("700");
+      assertThat(Integer.toOctalString(c.stat("/perm/sub/file").mode())).isEqualTo("600");
+      // The link's target is outside the tree: -R does not follow it.
+      assertThat(Integer.toOctalString(c.stat("/perm/outside").mode())).isEqualTo("644");
+      ok("chmod", "1777", "/perm");
+      assertThat(Integer.toOctalString(c.stat("/perm").mode())).isEqualTo("1777");
+      assertThat(Integer.toOctalString(c.stat("/perm/sub").mode())).isEqualTo("700");
+
+      ok("chown", "-R", "alice:staff", "/perm/sub");
+      for (String p : List.of("/perm/sub", "/perm/sub/deeper", "/perm/sub/file")) {
+        assertThat(c.stat(p).user()).as(p).isEqualTo("alice");
+        assertThat(c.stat(p).group()).as(p).isEqualTo("staff");
+      }
+      assertThat(c.stat("/perm/outside").user()).isEqualTo(System.getProperty("user.name"));
+      ok("chgrp", "wheel", "/perm/sub/file");
+      ok("chown", ":ops", "/perm/sub/deeper");
+      assertThat(c.stat("/perm/sub/file").group()).isEqualTo("wheel");
+      assertThat(c.stat("/perm/sub/deeper").user()).isEqualTo("alice");
+      assertThat(c.stat("/perm/sub/deeper").group()).isEqualTo("ops");
+    }
+
+    Run bad = fs("chmod", "u+q", "/perm");
+    assertThat(bad.code()).isEqualTo(Braid.EXIT_USAGE);
+    assertThat(bad.errLines())
+        .singleElement()
+        .asString()
+        .startsWith("braid fs chmod: mode 'u+q': 'q' in 'u+q' is not one of r, w, x, X, s, t");
+    Run missing = fs("chmod", "-R", "755", "/perm/none", "/perm/sub");
+    assertThat(missing.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(missing.errLines())
+        .containsExactly("braid fs chmod: /perm/none: no such file or directory (NOT_FOUND)");
+
+    // Not the owner, not a superuser: the MDS's reason, naming the user, is shown.
+    Run denied = fs("--user", "bob", "chmod", "777", "/perm/sub");
+    assertThat(denied.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(denied.errLines())
+        .singleElement()
+        .asString()
+        .startsWith("braid fs chmod: /perm/sub: permission denied (PERMISSION_DENIED: ")
+        .contains("user bob");
   }
 
   @Test
