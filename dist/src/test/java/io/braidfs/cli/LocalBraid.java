@@ -185,7 +185,7 @@ final class LocalBraid implements AutoCloseable {
    * {@code braid-parent} project itself. (ConfigurationDocTest has the same search; it is not
    * called here because its class needs Braid's modules, which SparkJobIT's classpath lacks.)
    */
-  private static Path repositoryRoot() throws IOException {
+  static Path repositoryRoot() throws IOException {
     for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
       Path pom = dir.resolve("pom.xml");
       if (Files.isRegularFile(pom)) {
