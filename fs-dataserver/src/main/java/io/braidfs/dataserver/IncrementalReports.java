@@ -124,6 +124,7 @@ final class IncrementalReports {
             .setVersion(replica.version())
             .setLength(replica.length())
             .setState(replica.state())
+            .setGeneration(replica.generation())
             .build();
     synchronized (lock) {
       pending.remove(replica.key()); // re-inserted at the end: changes go out in their order

@@ -422,7 +422,8 @@ final class MdsLink {
                 .setId(r.key().toProto())
                 .setVersion(r.version())
                 .setLength(r.length())
-                .setState(r.state()));
+                .setState(r.state())
+                .setGeneration(r.generation()));
       }
       try {
         rpc.callSync(leader, RpcMethod.CHUNK_REPORT, req.build());

@@ -27,9 +27,9 @@ public final class ReplicaMap {
    *
    * <p>Thread-safety: immutable.
    */
-  public record Reported(long version, long length, ReplicaState state) {
+  public record Reported(long version, long length, ReplicaState state, long generation) {
     public static Reported of(ReplicaReport r) {
-      return new Reported(r.getVersion(), r.getLength(), r.getState());
+      return new Reported(r.getVersion(), r.getLength(), r.getState(), r.getGeneration());
     }
   }
 

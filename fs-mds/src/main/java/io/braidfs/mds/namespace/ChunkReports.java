@@ -236,6 +236,27 @@ public final class ChunkReports {
       return; // its writer moves replicas between versions; judged once it is closed
     }
     boolean holder = c.getReplicaServerIdsList().contains(server);
+    Inode file = Tree.find(ns.store, ref.inode());
+    if (file != null && Long.compareUnsigned(r.generation(), file.record().getGeneration()) > 0) {
+      // No token of that generation was ever issued: the replica was written with a forged one.
+      // Whatever its version, it is not the file's: replaced if it counts, deleted if not.
+      LOG.warn(
+          "{}: ds{} holds a replica of {} written under generation {}, above the file's {}: never"
+              + " issued (a forged token?); {}",
+          ns.id,
+          Integer.toUnsignedString(server),
+          ref,
+          Long.toUnsignedString(r.generation()),
+          Long.toUnsignedString(file.record().getGeneration()),
+          holder ? "treated as corrupt" : "deleted");
+      if (holder) {
+        ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.CORRUPT, c.getVersion());
+        repair.add(ref);
+      } else {
+        delete.add(state(ref, r.version(), r.length()));
+      }
+      return;
+    }
     if (r.version() < c.getVersion()) {
       if (holder) {
         ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.MISSING, c.getVersion());
