@@ -111,11 +111,25 @@ final class DataServerCommand implements Callable<Integer> {
         return Braid.EXIT_FAILURE;
       }
     }
+    ServerMetrics.Started started = ServerMetrics.startFor(cfg, s);
+    if (started.failed()) {
+      return Braid.EXIT_FAILURE;
+    }
+    ServerMetrics metrics = started.metrics();
+    DataServer server = new DataServer(cfg, id);
+    server.observe(ServerMetrics.observer(metrics));
+    try (metrics) {
+      return serve(s, where, dirList, mdsList, server);
+    }
+  }
+
+  private int serve(
+      CommandSpec s, String where, String dirList, String mdsList, DataServer server) {
     return Foreground.run(
         s.commandLine(),
         s.qualifiedName(),
         where,
-        new DataServer(cfg, id),
+        server,
         ds ->
             s.qualifiedName()
                 + " listening on "

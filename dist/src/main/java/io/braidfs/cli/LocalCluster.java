@@ -3,6 +3,7 @@ package io.braidfs.cli;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.lifecycle.LifeCycle;
 import io.braidfs.common.lifecycle.Service;
+import io.braidfs.common.rpc.CallObserver;
 import io.braidfs.common.rpc.HostPort;
 import io.braidfs.dataserver.DataServer;
 import io.braidfs.dataserver.DataServerConfigKeys;
@@ -53,6 +54,7 @@ final class LocalCluster implements Service {
   private final LifeCycle lifeCycle = new LifeCycle("braid local");
   private final List<DataServer> dataServers = new ArrayList<>();
   private volatile @Nullable MdsServer mds;
+  private volatile CallObserver observer = CallObserver.NONE;
   private volatile @Nullable LocalMdsReplicas replicas;
   private volatile @Nullable LeaderWatch watch;
 
@@ -106,6 +108,11 @@ final class LocalCluster implements Service {
    *     server cannot start (a port in use, a store locked by another process), or a data server
    *     did not register within {@link #REGISTER_TIMEOUT}; whatever had started is closed again
    */
+  /** Tells {@code observer} of every call the MDS (without HA) and data servers answer. */
+  void observe(CallObserver observer) {
+    this.observer = observer;
+  }
+
   @Override
   public void start() throws IOException {
     lifeCycle.startTransition();
@@ -117,6 +124,7 @@ final class LocalCluster implements Service {
         r.start();
       } else {
         MdsServer m = new MdsServer(config);
+        m.observe(observer);
         mds = m;
         m.start();
       }
@@ -126,6 +134,7 @@ final class LocalCluster implements Service {
       }
       for (int i = 1; i <= dataServerCount; i++) {
         DataServer d = new DataServer(dataServerConfig(i, mdsAddresses), "ds" + i);
+        d.observe(observer);
         synchronized (dataServers) {
           dataServers.add(d);
         }

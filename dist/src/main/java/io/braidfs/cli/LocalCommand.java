@@ -159,21 +159,27 @@ final class LocalCommand implements Callable<Integer> {
           return Braid.EXIT_FAILURE;
         }
       }
-      return LocalMount.run(
+    }
+    ServerMetrics.Started started = ServerMetrics.startFor(cfg, s);
+    if (started.failed()) {
+      return Braid.EXIT_FAILURE;
+    }
+    ServerMetrics metrics = started.metrics();
+    LocalCluster cluster = new LocalCluster(cfg, dir, dataServers, ha, events);
+    cluster.observe(ServerMetrics.observer(metrics));
+    try (metrics) {
+      if (mount != null) {
+        return LocalMount.run(
+            s.commandLine(), s.qualifiedName(), where, cluster, mount, parent().stopSignal());
+      }
+      return Foreground.run(
           s.commandLine(),
           s.qualifiedName(),
           where,
-          new LocalCluster(cfg, dir, dataServers, ha, events),
-          mount,
+          cluster,
+          LocalCommand::readyText,
           parent().stopSignal());
     }
-    return Foreground.run(
-        s.commandLine(),
-        s.qualifiedName(),
-        where,
-        new LocalCluster(cfg, dir, dataServers, ha, events),
-        LocalCommand::readyText,
-        parent().stopSignal());
   }
 
   /** The data directory, absolute. */

@@ -83,11 +83,24 @@ final class MdsCommand implements Callable<Integer> {
     CommandSpec s = spec();
     BraidConfig cfg = configuration();
     Path store = Path.of(cfg.get(MdsStoreConfigKeys.DIR)).toAbsolutePath().normalize();
+    ServerMetrics.Started started = ServerMetrics.startFor(cfg, s);
+    if (started.failed()) {
+      return Braid.EXIT_FAILURE;
+    }
+    ServerMetrics metrics = started.metrics();
+    MdsServer server = new MdsServer(cfg);
+    server.observe(ServerMetrics.observer(metrics));
+    try (metrics) {
+      return serve(s, store, cfg, server);
+    }
+  }
+
+  private int serve(CommandSpec s, Path store, BraidConfig cfg, MdsServer server) {
     return Foreground.run(
         s.commandLine(),
         s.qualifiedName(),
         "address " + cfg.get(MdsConfigKeys.ADDRESS) + ", store " + store,
-        new MdsServer(cfg),
+        server,
         mds ->
             s.qualifiedName()
                 + " listening on "

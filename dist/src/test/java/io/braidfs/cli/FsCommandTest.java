@@ -78,11 +78,27 @@ class FsCommandTest {
 
   /** {@code braid fs --mds <local> args...} with {@code stdin} as its standard input. */
   static Run fsWithInput(byte[] stdin, String... args) {
+    List<String> all = new ArrayList<>(List.of("fs", "--mds", mds));
+    all.addAll(List.of(args));
+    return braidWithInput(stdin, all.toArray(String[]::new));
+  }
+
+  /** {@code braid fs --mds <mds> args...}, for tests with a cluster of their own. */
+  static Run fsAt(String mds, String... args) {
+    List<String> all = new ArrayList<>(List.of("fs", "--mds", mds));
+    all.addAll(List.of(args));
+    return braid(all.toArray(String[]::new));
+  }
+
+  /** {@code braid args...} in this JVM, to its end. */
+  static Run braid(String... args) {
+    return braidWithInput(new byte[0], args);
+  }
+
+  private static Run braidWithInput(byte[] stdin, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    List<String> all = new ArrayList<>(List.of("fs", "--mds", mds));
-    all.addAll(List.of(args));
     int code =
         Braid.commandLine(
                 new StopSignal(),
@@ -90,7 +106,7 @@ class FsCommandTest {
                 bytes,
                 new PrintWriter(out, true),
                 new PrintWriter(err, true))
-            .execute(all.toArray(String[]::new));
+            .execute(args);
     return new Run(code, out.toString(), bytes.toByteArray(), err.toString());
   }
 

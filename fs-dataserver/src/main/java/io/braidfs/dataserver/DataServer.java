@@ -3,6 +3,7 @@ package io.braidfs.dataserver;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.lifecycle.LifeCycle;
 import io.braidfs.common.lifecycle.Service;
+import io.braidfs.common.rpc.CallObserver;
 import io.braidfs.common.rpc.ExpectedCluster;
 import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcClient;
@@ -22,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -75,12 +77,18 @@ public final class DataServer implements Service {
   private @Nullable IncrementalReports changes;
   private volatile @Nullable Scrubber scrubber;
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+  private volatile CallObserver observer = CallObserver.NONE;
 
   /** A server configured by {@code config} ({@code braid.dataserver.*}); idle until started. */
   public DataServer(BraidConfig config, String id) {
     this.config = config;
     this.id = id;
     this.lifeCycle = new LifeCycle(id);
+  }
+
+  /** Tells {@code observer} of every call answered, from the next start on (metrics). */
+  public void observe(CallObserver observer) {
+    this.observer = Objects.requireNonNull(observer, "observer");
   }
 
   @Override
@@ -188,6 +196,7 @@ public final class DataServer implements Service {
         RpcServer.builder(id)
             .bind(bind)
             .options(options)
+            .observer(observer)
             .authenticator(
                 Security.serverAuthenticator(config, id, bind.getHostString(), g.delegationKeys()))
             .tls(Tls.forServer(config, id))

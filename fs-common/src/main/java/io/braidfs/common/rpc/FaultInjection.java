@@ -48,7 +48,7 @@ final class FaultInjection {
           .execute(() -> server.serve(registration, call));
     } else {
       call.releasePayload(); // Fault.drop(): never answered, and no longer counted as active
-      server.callAnswered();
+      server.callDropped();
     }
   }
 }

@@ -60,6 +60,7 @@ public final class RpcServer implements Service {
   private static final TimeUnit NANOS = TimeUnit.NANOSECONDS;
 
   private final String id;
+  private final CallObserver observer;
   private final InetSocketAddress bindAddress;
   private final RpcOptions options;
   private final Supplier<String> clusterId;
@@ -105,6 +106,7 @@ public final class RpcServer implements Service {
     this.clusterId = builder.clusterId;
     this.authenticator = builder.authenticator;
     this.tls = builder.tls;
+    this.observer = builder.observer;
     this.registrations = Map.copyOf(builder.registrations);
     this.lifeCycle = new LifeCycle(id);
   }
@@ -263,7 +265,13 @@ public final class RpcServer implements Service {
     activeCalls.incrementAndGet();
   }
 
-  void callAnswered() {
+  void callAnswered(RpcMethod<?, ?> method, Status status, long nanos) {
+    activeCalls.decrementAndGet();
+    observer.answered(id, method, status, nanos);
+  }
+
+  /** A call that will never be answered (a fault drops it). */
+  void callDropped() {
     activeCalls.decrementAndGet();
   }
 
@@ -418,6 +426,7 @@ public final class RpcServer implements Service {
     private Supplier<String> clusterId = () -> "";
     private @Nullable HelloAuthenticator authenticator;
     private @Nullable ChannelTls tls;
+    private CallObserver observer = CallObserver.NONE;
     private final Map<Integer, Registration<?, ?>> registrations = new HashMap<>();
 
     private Builder(String id) {
@@ -460,6 +469,12 @@ public final class RpcServer implements Service {
     /** Encrypts every connection with {@code tls}; null (the default): plaintext. */
     public Builder tls(@Nullable ChannelTls tls) {
       this.tls = tls;
+      return this;
+    }
+
+    /** Tells {@code observer} of every answered call (default: nobody). */
+    public Builder observer(CallObserver observer) {
+      this.observer = requireNonNull(observer, "observer");
       return this;
     }
 

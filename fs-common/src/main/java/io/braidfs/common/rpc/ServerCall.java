@@ -128,7 +128,8 @@ public final class ServerCall<Q extends Message, R extends Message> {
     }
     send(
         OutboundFrame.response(
-            method.id(), callId, Status.OK.code(), elapsedMicros(), response, data));
+            method.id(), callId, Status.OK.code(), elapsedMicros(), response, data),
+        Status.OK);
   }
 
   /**
@@ -148,7 +149,8 @@ public final class ServerCall<Q extends Message, R extends Message> {
     }
     send(
         OutboundFrame.encodedResponse(
-            method.id(), callId, Status.OK.code(), elapsedMicros(), encoded));
+            method.id(), callId, Status.OK.code(), elapsedMicros(), encoded),
+        Status.OK);
   }
 
   /**
@@ -167,14 +169,15 @@ public final class ServerCall<Q extends Message, R extends Message> {
     }
     if (answered.compareAndSet(false, true)) {
       send(
-          OutboundFrame.response(method.id(), callId, status.code(), elapsedMicros(), error, null));
+          OutboundFrame.response(method.id(), callId, status.code(), elapsedMicros(), error, null),
+          status);
     }
   }
 
   /** Sends the one answer this call was claimed for. */
-  private void send(OutboundFrame answer) {
+  private void send(OutboundFrame answer, Status status) {
     connection.send(answer);
-    connection.server().callAnswered();
+    connection.server().callAnswered(method, status, System.nanoTime() - receivedNanos);
   }
 
   private long elapsedMicros() {

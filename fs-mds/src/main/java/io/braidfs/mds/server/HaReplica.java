@@ -163,6 +163,7 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
     RpcServer.Builder b =
         RpcServer.builder(id)
             .bind(bind)
+            .observer(mds.observer())
             .options(RpcOptions.from(config))
             // Tokens too, so a job's task reaching a standby is told NOT_LEADER, not refused.
             .authenticator(

@@ -6,6 +6,7 @@ import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
 import io.braidfs.common.lifecycle.LifeCycle;
 import io.braidfs.common.lifecycle.Service;
+import io.braidfs.common.rpc.CallObserver;
 import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcClient;
 import io.braidfs.common.rpc.RpcOptions;
@@ -40,6 +41,7 @@ import io.braidfs.mds.store.RocksMetadataStore;
 import io.braidfs.mds.store.StoreOptions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -115,6 +117,7 @@ public final class MdsServer implements Service {
   private @Nullable Namespace namespace;
   private byte @Nullable [] retrySweepCursor;
   private boolean inGrace = true;
+  private volatile CallObserver observer = CallObserver.NONE;
 
   /** A server configured by {@code config} (braid.mds.*); nothing runs until {@link #start()}. */
   public MdsServer(BraidConfig config) {
@@ -127,6 +130,15 @@ public final class MdsServer implements Service {
     this.clock = clock;
     this.id = config.get(MdsConfigKeys.ID);
     this.lifeCycle = new LifeCycle(id);
+  }
+
+  /** Tells {@code observer} of every call answered from the next start on (metrics). */
+  public void observe(CallObserver observer) {
+    this.observer = Objects.requireNonNull(observer, "observer");
+  }
+
+  CallObserver observer() {
+    return observer;
   }
 
   @Override
@@ -219,6 +231,7 @@ public final class MdsServer implements Service {
         RpcServer.builder(id)
             .bind(bind)
             .options(rpcOptions)
+            .observer(observer)
             .authenticator(
                 Security.serverAuthenticator(
                     config, id, bind.getHostString(), ns.delegationTokens()))

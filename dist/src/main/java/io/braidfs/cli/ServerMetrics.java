@@ -1,0 +1,137 @@
+package io.braidfs.cli;
+
+import io.braidfs.common.config.BraidConfig;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.rpc.CallObserver;
+import io.braidfs.common.rpc.HostPort;
+import io.braidfs.common.rpc.RpcMethod;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * The Prometheus metrics of one {@code braid} process, served over HTTP at {@code /metrics}: every
+ * RPC its servers answered (count by method, server and status; latency histogram by method and
+ * server) and the JVM's gauges (memory and buffer pools, GC, threads). The servers report calls
+ * through {@link CallObserver}, so they need no metrics library of their own.
+ *
+ * <p>Thread-safety: {@link #answered} is thread-safe (the client library's metrics are).
+ */
+final class ServerMetrics implements CallObserver, AutoCloseable {
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final Counter calls;
+  private final Histogram latency;
+  private final HTTPServer http;
+
+  private ServerMetrics(InetSocketAddress bind) throws IOException {
+    calls =
+        Counter.builder()
+            .name("braid_rpc_calls_total")
+            .help("RPC calls answered, by server, method and status")
+            .labelNames("server", "method", "status")
+            .register(registry);
+    latency =
+        Histogram.builder()
+            .name("braid_rpc_latency_seconds")
+            .help("Time from a request's arrival to its answer, by server and method")
+            .unit(Unit.SECONDS)
+            .labelNames("server", "method")
+            // Classic buckets only: the text format Prometheus and promtool read everywhere.
+            .classicOnly()
+            .classicUpperBounds(
+                0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                0.25, 0.5, 1, 2.5, 5, 10)
+            .register(registry);
+    JvmMetrics.builder().register(registry);
+    http =
+        HTTPServer.builder()
+            .inetAddress(bind.getAddress())
+            .port(bind.getPort())
+            .registry(registry)
+            .buildAndStart();
+  }
+
+  /**
+   * Serves metrics at {@code address} ({@code host:port}, port 0 for a free one).
+   *
+   * @throws IOException if the address cannot be bound
+   */
+  static ServerMetrics start(String address) throws IOException {
+    InetSocketAddress bind = HostPort.parseSetting(MetricsConfigKeys.ADDRESS.name(), address);
+    try {
+      return new ServerMetrics(bind);
+    } catch (IOException e) {
+      throw new IOException(
+          "cannot serve metrics on "
+              + address
+              + " ("
+              + MetricsConfigKeys.ADDRESS.name()
+              + "): "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  /** What {@link #startFor} did: the metrics (null if none are configured), or failed. */
+  record Started(@Nullable ServerMetrics metrics, boolean failed) {}
+
+  /**
+   * Serves metrics if {@code braid.metrics.address} is set, and says where on the command's stdout
+   * ({@code WHAT: metrics on http://HOST:PORT/metrics}). If the address cannot be bound, says why
+   * in one line on stderr: the command then ends with exit code 1.
+   */
+  static Started startFor(BraidConfig config, CommandSpec command) {
+    String address = config.get(MetricsConfigKeys.ADDRESS);
+    if (address.isEmpty()) {
+      return new Started(null, false);
+    }
+    CommandLine cmd = command.commandLine();
+    try {
+      ServerMetrics m = start(address);
+      String host =
+          HostPort.parseSetting(MetricsConfigKeys.ADDRESS.name(), address).getHostString();
+      cmd.getOut()
+          .println(
+              command.qualifiedName()
+                  + ": metrics on http://"
+                  + HostPort.of(new InetSocketAddress(host, m.port()))
+                  + "/metrics");
+      cmd.getOut().flush();
+      return new Started(m, false);
+    } catch (IOException | IllegalArgumentException e) {
+      cmd.getErr().println(command.qualifiedName() + ": " + Errors.describe(e));
+      cmd.getErr().flush();
+      return new Started(null, true);
+    }
+  }
+
+  /** What a server calls: {@code metrics}, or nobody if it is null. */
+  static CallObserver observer(@Nullable ServerMetrics metrics) {
+    return metrics == null ? CallObserver.NONE : metrics;
+  }
+
+  /** The port metrics are served on. */
+  int port() {
+    return http.getPort();
+  }
+
+  @Override
+  public void answered(String server, RpcMethod<?, ?> method, Status status, long nanos) {
+    String name = method.descriptor().getName();
+    calls.labelValues(server, name, status.name()).inc();
+    latency.labelValues(server, name).observe(nanos / 1e9);
+  }
+
+  @Override
+  public void close() {
+    http.close();
+  }
+}
