@@ -205,20 +205,20 @@ final class FsSession {
         continue;
       }
       for (DirectoryEntry e : entries) {
-        FileAttributes a = e.attributes();
-        if (a == null || a.isSymlink()) {
-          continue;
-        }
         String child = dir.endsWith("/") ? dir + e.name() : dir + "/" + e.name();
         try {
+          FileAttributes listed = e.attributes();
+          FileAttributes a = listed != null ? listed : lstat(child);
+          if (a.isSymlink()) {
+            continue;
+          }
           work.run(child, a);
+          if (a.isDirectory()) {
+            directories.push(child);
+          }
         } catch (PathFailure f) {
           report(f);
           failures++;
-          continue;
-        }
-        if (a.isDirectory()) {
-          directories.push(child);
         }
       }
     }

@@ -4,9 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A chmod(1) mode argument: octal ({@code 755}, {@code 1777}) or symbolic clauses separated by
- * commas ({@code u+x}, {@code go-w}, {@code a=rX}, {@code +t}), as {@code hdfs dfs -chmod} takes
- * them. With no who letter a clause applies to all, whatever the umask.
+ * A chmod(1) mode argument: octal ({@code 755}, {@code 1777}), which sets all twelve bits as {@code
+ * hdfs dfs -chmod} does, or symbolic clauses separated by commas ({@code u+x}, {@code go-w}, {@code
+ * a=rX}, {@code +t}), applied in turn as coreutils applies them, except that a clause with no who
+ * letter applies to all whatever the umask (as HDFS).
  *
  * <p>Thread-safety: immutable.
  */
@@ -96,8 +97,8 @@ final class ModeChange {
             switch (c) {
               case 'r' -> 0444;
               case 'w' -> 0222;
-              // X: execute only for directories and files someone may execute already
-              case 'X' -> directory || (mode & 0111) != 0 ? 0111 : 0;
+              // X: execute only for directories and files someone may execute (by now)
+              case 'X' -> directory || (m & 0111) != 0 ? 0111 : 0;
               case 'x' -> 0111;
               case 's' -> SETUID | SETGID;
               default -> STICKY;
@@ -108,8 +109,10 @@ final class ModeChange {
           switch (a.op()) {
             case '+' -> m | bits;
             case '-' -> m & ~bits;
-            // '=': who's rwx and set-id bits are replaced; the sticky bit only by an explicit t
-            default -> (m & ~(a.who() & 06777)) | bits;
+            // '=' replaces who's bits, as coreutils does: a directory keeps its set-id bits unless
+            // the clause names s
+            default ->
+                (m & ~(directory && a.perms().indexOf('s') < 0 ? a.who() & 01777 : a.who())) | bits;
           };
     }
     return m & 07777;

@@ -36,6 +36,19 @@ class ModeChangeTest {
     assertThat(apply("a+X", 0644, false)).isEqualTo("644");
     assertThat(apply("a+X", 0744, false)).isEqualTo("755");
     assertThat(apply("a+X", 0644, true)).isEqualTo("755");
+    // Each clause sees what the ones before it did.
+    assertThat(apply("u+x,a+X", 0644, false)).isEqualTo("755");
+    assertThat(apply("a-x,a+X", 0755, false)).isEqualTo("644");
+  }
+
+  @Test
+  void equalsReplacesTheStickyBitForOthersAndKeepsADirectorysSetIdBits() {
+    assertThat(apply("o=rwx", 01777, true)).isEqualTo("777");
+    assertThat(apply("a=rwx", 01777, true)).isEqualTo("777");
+    assertThat(apply("g=rx", 02755, true)).isEqualTo("2755");
+    assertThat(apply("g=rxs", 0755, true)).isEqualTo("2755");
+    assertThat(apply("g=rx", 02755, false)).isEqualTo("755");
+    assertThat(apply("755", 02755, true)).isEqualTo("755"); // octal: all bits, as HDFS
   }
 
   @Test

@@ -33,6 +33,8 @@ class SecureWalkthroughIT {
   private static final Pattern BLOCK =
       Pattern.compile("<!-- walkthrough: ([^>]*?) -->\\s*```sh\\n(.*?)```", Pattern.DOTALL);
   private static final Pattern UNTIL = Pattern.compile("background until \"([^\"]+)\"");
+  private static final Pattern PORTS =
+      Pattern.compile("(127\\.0\\.0\\.1:|--mds-port )(8888|7400)\\b");
   private static final Pattern EXPECTED = Pattern.compile("#.*\"([^\"]+)\"\\s*$");
   private static final List<String> TOOLS =
       List.of("krb5kdc", "kdb5_util", "kadmin.local", "kinit");
@@ -74,7 +76,11 @@ class SecureWalkthroughIT {
     while (m.find()) {
       blocks++;
       String kind = m.group(1);
-      String body = m.group(2).replace("8888", kdcPort).replace("7400", mdsPort);
+      // Both ports in one pass, so a new port never has the other's digits replaced in turn.
+      String body =
+          PORTS
+              .matcher(m.group(2))
+              .replaceAll(p -> p.group(1) + (p.group(2).equals("8888") ? kdcPort : mdsPort));
       script.append("cd ").append(quote(root.toString())).append('\n');
       if (kind.equals("run")) {
         script.append(body);
@@ -86,12 +92,25 @@ class SecureWalkthroughIT {
           Matcher e = EXPECTED.matcher(line);
           assertThat(e.find()).as("a refused line quotes what it prints: %s", line).isTrue();
           expectedRefusals.add(e.group(1));
+          // Exit code 1 and exactly one line, which says what the comment quotes.
+          String refusal = tmp.resolve("refusal-" + expectedRefusals.size()).toString();
           script
-              .append("if ( ")
+              .append("set +e; ( ")
               .append(line.substring(0, line.indexOf('#')).strip())
-              .append(" ); then echo 'WALKTHROUGH: succeeded: ")
-              .append(line.replace("'", ""))
-              .append("'; exit 1; fi\n");
+              .append(" ) > ")
+              .append(quote(refusal))
+              .append(" 2>&1; rc=$?; set -e\n")
+              .append("cat ")
+              .append(quote(refusal))
+              .append("\n[ \"$rc\" -eq 1 ] && [ \"$(wc -l < ")
+              .append(quote(refusal))
+              .append(")\" -eq 1 ] && grep -qF ")
+              .append(quote(e.group(1)))
+              .append(' ')
+              .append(quote(refusal))
+              .append(" || { echo \"WALKTHROUGH: not refused as written (exit $rc): ")
+              .append(line.replace("'", "").replace("\"", "").replace("$", "\\$"))
+              .append("\"; exit 1; }\n");
         }
       } else {
         Matcher u = UNTIL.matcher(kind);
@@ -131,7 +150,6 @@ class SecureWalkthroughIT {
             .redirectOutput(out.toFile())
             .redirectInput(ProcessBuilder.Redirect.PIPE);
     pb.environment().put("HOME", home.toString());
-    pb.environment().put("PATH", System.getenv("PATH") + ":/usr/sbin:/sbin");
     pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
     pb.environment().put("BRAID_NO_BUILD", "1");
     pb.environment().put("BRAID_OPTS", "-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
@@ -142,13 +160,14 @@ class SecureWalkthroughIT {
     int exit;
     try {
       boolean ended = p.waitFor(5, TimeUnit.MINUTES);
-      if (!ended) {
-        p.destroyForcibly();
-      }
       exit = ended ? p.exitValue() : -1;
     } finally {
       stop(tmp.resolve("background.pid"));
       stop(home.resolve("braid-secure/kdc/krb5kdc.pid"));
+      // Whatever else still runs of the script (a command it waited for, on a timeout or an
+      // interrupt).
+      p.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
     }
     String output = Files.readString(out);
     assertThat(exit).as("the walkthrough's script; its output:\n%s", output).isZero();

@@ -14,8 +14,9 @@ import org.apache.kerby.kerberos.kerb.server.SimpleKdcServer;
 import org.apache.kerby.kerberos.kerb.type.ticket.TgtTicket;
 
 /**
- * A real Kerberos KDC (Apache Kerby's, as Hadoop's MiniKdc) on a free loopback TCP port, in its own
- * directory: principals, keytabs, "kinit" ticket caches and the krb5.conf pointing at it.
+ * A real Kerberos KDC (Apache Kerby's, as Hadoop's MiniKdc) on TCP (a free loopback port, or a
+ * given host and port), in its own directory: principals, keytabs, "kinit" ticket caches and the
+ * krb5.conf pointing at it.
  *
  * <p>Thread-safety: thread-safe as Kerby's server is.
  */

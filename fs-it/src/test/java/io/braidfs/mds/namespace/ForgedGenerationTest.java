@@ -6,7 +6,6 @@ import com.google.protobuf.ByteString;
 import io.braidfs.client.BraidClient;
 import io.braidfs.client.BraidInputStream;
 import io.braidfs.client.BraidOutputStream;
-import io.braidfs.client.CreateOptions;
 import io.braidfs.common.checksum.Checksums;
 import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcClient;
@@ -153,15 +152,17 @@ class ForgedGenerationTest {
         }
       }
 
-      // The owner writes it again, and reads what was written.
-      byte[] again = new byte[8192];
-      new Random(30).nextBytes(again);
-      try (BraidOutputStream out =
-          client.create("/f", CreateOptions.defaults().withOverwrite(true))) {
-        out.write(again);
+      // The owner appends to the same file (the same inode and chunk: a replica still at
+      // generation 2^40 would refuse it), and reads it all back.
+      byte[] more = new byte[8192];
+      new Random(30).nextBytes(more);
+      try (BraidOutputStream out = client.append("/f")) {
+        out.write(more);
       }
+      byte[] whole = Arrays.copyOf(data, data.length + more.length);
+      System.arraycopy(more, 0, whole, data.length, more.length);
       try (BraidInputStream in = client.open("/f")) {
-        assertThat(in.readAllBytes()).isEqualTo(again);
+        assertThat(in.readAllBytes()).isEqualTo(whole);
       }
     }
   }

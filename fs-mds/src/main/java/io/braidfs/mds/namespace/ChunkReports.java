@@ -232,11 +232,11 @@ public final class ChunkReports {
       }
       return;
     }
-    if (openForWrite(ref.inode())) {
+    Inode file = Tree.find(ns.store, ref.inode()); // once per replica: a full report has many
+    if (file != null && file.record().hasOpenForWrite()) {
       return; // its writer moves replicas between versions; judged once it is closed
     }
     boolean holder = c.getReplicaServerIdsList().contains(server);
-    Inode file = Tree.find(ns.store, ref.inode());
     if (file != null && Long.compareUnsigned(r.generation(), file.record().getGeneration()) > 0) {
       // No token of that generation was ever issued: the replica was written with a forged one.
       // Whatever its version, it is not the file's: replaced if it counts, deleted if not.

@@ -398,6 +398,10 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public void restart(String name) throws IOException, InterruptedException {
     Server s = server(name);
+    if (s.kind == Kind.KDC) {
+      // A new KDC process makes new keys for every principal: the servers' keytabs would go stale.
+      throw new IllegalArgumentException("the KDC is not restarted: its keys would all change");
+    }
     HostProcess p = s.process;
     if (p != null && p.isAlive()) {
       if (s.paused) {
@@ -990,6 +994,14 @@ public final class ProcessCluster implements AutoCloseable {
 
     /** The cluster; {@link ProcessCluster#start()} starts it. */
     public ProcessCluster build() {
+      if (!ticketUsers.isEmpty() && !kerberos) {
+        throw new IllegalStateException("kerberosTickets needs kerberos(...)");
+      }
+      for (String u : ticketUsers) {
+        if (keytabUsers.contains(u)) {
+          throw new IllegalArgumentException(u + " has a keytab or a ticket cache, not both");
+        }
+      }
       return new ProcessCluster(this);
     }
   }
