@@ -46,6 +46,18 @@ final class Foreground {
     return run(cmd, what, where, service, readyLine, stop, s -> new CompletableFuture<>());
   }
 
+  /** What to do about a failed start, where there is something to say: an address in use. */
+  private static String hint(String what, Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof java.net.BindException) {
+        return what.endsWith(" local")
+            ? " (choose other ports with --mds-port)"
+            : " (choose another with --address)";
+      }
+    }
+    return "";
+  }
+
   /**
    * As {@link #run(CommandLine, String, String, Service, Function, StopSignal)}, for a service that
    * may also stop on its own (a data server whose every disk failed): then the command ends with
@@ -68,7 +80,8 @@ final class Foreground {
         service.start();
       } catch (IOException | RuntimeException e) {
         LOG.debug("{}: start failed", what, e);
-        err.println(what + ": failed to start (" + where + "): " + Errors.describe(e));
+        err.println(
+            what + ": failed to start (" + where + "): " + Errors.describe(e) + hint(what, e));
         err.flush();
         return Braid.EXIT_FAILURE;
       }

@@ -187,6 +187,8 @@ final class FsCommand implements Runnable {
       CommandLine cmd, ConfigOptions config, @Nullable String mds, @Nullable String user) {
     Map<String, String> defaults = new LinkedHashMap<>();
     defaults.put(ClientConfigKeys.FAILOVER_TIMEOUT.name(), FAILOVER_TIMEOUT);
+    // Nothing listening is said at once, not after the failover timeout.
+    defaults.put(ClientConfigKeys.FAIL_FAST_WHEN_REFUSED.name(), "true");
     Map<String, String> flags = new LinkedHashMap<>();
     if (mds != null) {
       flags.put(ClientConfigKeys.MDS.name(), mds);

@@ -10,6 +10,8 @@ import io.braidfs.client.DirectoryLayout;
 import io.braidfs.client.FileAttributes;
 import io.braidfs.client.LayoutPolicy;
 import io.braidfs.client.RenameSemantics;
+import io.braidfs.common.error.Status;
+import io.braidfs.common.error.StatusExceptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -151,8 +153,13 @@ final class FsSession {
 
   /** Hadoop rename: into {@code destination} if it is a directory; never replaces a file. */
   String move(String source, String destination) throws PathFailure {
-    return on(
-        source, () -> client.rename(source, destination, RenameSemantics.HADOOP, false, false));
+    try {
+      return client.rename(source, destination, RenameSemantics.HADOOP, false, false);
+    } catch (IOException e) {
+      // A name in the way is the destination's, as mv(1) says.
+      throw new PathFailure(
+          StatusExceptions.statusOf(e) == Status.ALREADY_EXISTS ? destination : source, e);
+    }
   }
 
   /** POSIX rename of {@code source} onto {@code destination}, replacing it unless told not to. */

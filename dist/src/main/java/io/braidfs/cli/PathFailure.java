@@ -66,6 +66,11 @@ final class PathFailure extends IOException {
       if (SELF_EXPLANATORY.contains(status) || message == null || message.isBlank()) {
         return words(status) + " (" + status.name() + ")";
       }
+      if (status == Status.UNAVAILABLE) {
+        // Its own words ("replication 3 needs 3 live data servers, 1"; "no MDS answered ...")
+        // say more than any general ones.
+        return oneLine(message) + " (" + status.name() + ")";
+      }
       return words(status) + " (" + status.name() + ": " + oneLine(message) + ")";
     }
     if (e instanceof NoSuchFileException) {

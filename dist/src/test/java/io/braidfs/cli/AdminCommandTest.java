@@ -147,7 +147,9 @@ class AdminCommandTest {
                   + args.get(0)
                   + ": MDS "
                   + NO_MDS
-                  + ": no MDS available (UNAVAILABLE: ");
+                  + ": connection refused by every MDS address [/"
+                  + NO_MDS
+                  + "]: no MDS listens there (UNAVAILABLE)");
       assertThat(r.out()).as("%s", args).isEmpty();
     }
   }

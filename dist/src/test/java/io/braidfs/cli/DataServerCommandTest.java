@@ -165,11 +165,31 @@ class DataServerCommandTest {
           .asString()
           .startsWith("braid dataserver listening on 127.0.0.1:")
           .endsWith(" (dirs " + dir.toAbsolutePath() + ", mds " + mds + ")");
+      // It says so in its log, naming the address, once and not at every retry.
+      Await.until(
+          "a warning that the MDS cannot be reached; " + log,
+          TIMEOUT,
+          () -> readLog(log).contains("WARN"));
+      Thread.sleep(500); // five more retries
+      assertThat(readLog(log).lines().filter(l -> l.contains("cannot reach the MDS at")).toList())
+          .singleElement()
+          .asString()
+          .contains("WARN")
+          .contains("/127.0.0.1:" + mds.substring(mds.indexOf(':') + 1) + " to register")
+          .contains("retrying every 100 ms");
 
       assertThat(p.terminate(TIMEOUT)).as(p.diagnostics()).isZero();
       assertThat(ProcessHandle.of(p.pid()).map(ProcessHandle::isAlive).orElse(false)).isFalse();
       assertThat(p.stdout()).hasSize(1);
       assertThat(Files.readString(log)).contains("braid dataserver: stopped");
+    }
+  }
+
+  private static String readLog(Path log) {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 

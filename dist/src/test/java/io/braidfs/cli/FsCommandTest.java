@@ -205,7 +205,7 @@ class FsCommandTest {
   }
 
   @Test
-  void mkdirRmAndMv() {
+  void mkdirRmAndMv() throws IOException {
     ok("mkdir", "/m1", "/m2");
     Run exists = fs("mkdir", "/m1");
     assertThat(exists.code()).isEqualTo(Braid.EXIT_FAILURE);
@@ -221,6 +221,15 @@ class FsCommandTest {
     ok("mv", "/m1", "/m2");
     ok("mv", "/m2/m1", "/m2/renamed");
     assertThat(ok("ls", "/m2").outLines()).singleElement().asString().endsWith("  renamed");
+    // A file in the way: the message names it, not what was to move.
+    Path f = tmp.resolve("in-the-way");
+    Files.writeString(f, "x");
+    ok("put", f.toString(), "/m2/file-a");
+    ok("put", f.toString(), "/m2/file-b");
+    Run inTheWay = fs("mv", "/m2/file-a", "/m2/file-b");
+    assertThat(inTheWay.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(inTheWay.errLines())
+        .containsExactly("braid fs mv: /m2/file-b: file exists (ALREADY_EXISTS)");
 
     // rm goes on after a failure and exits 1.
     Run partly = fs("rm", "-r", "/nothing-here", "/m2");
@@ -390,6 +399,23 @@ class FsCommandTest {
   }
 
   @Test
+  void aServersRefusalIsShownInItsOwnWords() throws IOException {
+    ok("mkdir", "/five");
+    ok("layout", "set", "/five", "--replication", "5");
+    Path f = tmp.resolve("five-copies");
+    Files.writeString(f, "x");
+    Run r = fs("put", f.toString(), "/five/f");
+    assertThat(r.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(r.errLines())
+        .singleElement()
+        .asString()
+        .startsWith("braid fs put: /five/f: ")
+        .contains("replication 5 needs 5 live data servers")
+        .endsWith("(UNAVAILABLE)")
+        .doesNotContain("no MDS");
+  }
+
+  @Test
   void aBadSizeIsAUsageErrorAndABadLayoutAFailure() {
     ok("mkdir", "/badlay");
     Run unit = fs("layout", "set", "/badlay", "--stripe-unit", "1MB");
@@ -468,7 +494,9 @@ class FsCommandTest {
     assertThat(r.errLines())
         .singleElement()
         .asString()
-        .startsWith("braid fs ls: MDS 127.0.0.1:1: no MDS available (UNAVAILABLE: ");
+        .isEqualTo(
+            "braid fs ls: MDS 127.0.0.1:1: connection refused by every MDS address"
+                + " [/127.0.0.1:1]: no MDS listens there (UNAVAILABLE)");
   }
 
   @Test

@@ -103,7 +103,9 @@ class LocalCommandTest {
           .singleElement()
           .asString()
           .startsWith("braid local: failed to start (mds 127.0.0.1:" + taken.getLocalPort())
-          .contains("Address already in use");
+          .contains("mds: cannot listen on 127.0.0.1:" + taken.getLocalPort())
+          .contains("another process listens there")
+          .endsWith("(choose other ports with --mds-port)");
     }
   }
 
@@ -120,7 +122,7 @@ class LocalCommandTest {
           .singleElement()
           .asString()
           .startsWith("braid local: failed to start")
-          .contains("LOCK");
+          .contains("is in use by another server (an MDS or braid local running on it)");
       assertThat(first.stop.isRequested()).isFalse();
     }
   }

@@ -78,7 +78,8 @@ class MdsCommandTest {
         assertThat(err).hasSize(1);
         assertThat(err.get(0))
             .startsWith("braid mds: failed to start (address " + address + ", store ")
-            .contains("Address already in use");
+            .contains("another process listens there")
+            .endsWith("(choose another with --address)");
       }
     }
   }
@@ -97,7 +98,7 @@ class MdsCommandTest {
         assertThat(err).hasSize(1);
         assertThat(err.get(0))
             .startsWith("braid mds: failed to start (address 127.0.0.1:0, store " + store + "): ")
-            .contains("LOCK");
+            .contains("the store " + store + " is in use by another server");
       }
       assertThat(first.stop.isRequested()).isFalse();
     }

@@ -173,6 +173,7 @@ public final class BraidClient implements AutoCloseable {
             ? LocalReplicas.enabled(r, options.data().callTimeout())
             : LocalReplicas.disabled();
     this.mds = new MetadataClient(r, options.mds(), options.failoverTimeout());
+    mds.failFastWhenRefused(b.config.get(ClientConfigKeys.FAIL_FAST_WHEN_REFUSED));
     this.budget = new PrefetchBudget(options.prefetchBudget());
     this.attrs =
         Caffeine.newBuilder()

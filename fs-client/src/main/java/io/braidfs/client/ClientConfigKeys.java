@@ -29,6 +29,14 @@ public final class ClientConfigKeys implements ConfigKeySet {
           "How long a metadata call keeps retrying (same call id, next MDS) while no MDS answers"
               + " as leader, before it fails with UNAVAILABLE.");
 
+  public static final ConfigKey<Boolean> FAIL_FAST_WHEN_REFUSED =
+      ConfigKey.bool(
+          "braid.client.mds.fail-fast-when-refused",
+          false,
+          "Whether a client that has not yet reached any MDS fails at once (UNAVAILABLE) when"
+              + " every MDS address refuses the connection (nothing listens there), instead of"
+              + " retrying for braid.client.mds.failover-timeout; braid fs and braid admin set it.");
+
   public static final ConfigKey<String> CLUSTER_ID =
       ConfigKey.string(
           "braid.client.cluster-id",
@@ -151,6 +159,7 @@ public final class ClientConfigKeys implements ConfigKeySet {
       List.of(
           MDS,
           FAILOVER_TIMEOUT,
+          FAIL_FAST_WHEN_REFUSED,
           CLUSTER_ID,
           ATTR_TTL,
           CACHE_ENTRIES,

@@ -61,6 +61,9 @@ import org.slf4j.LoggerFactory;
 final class MdsLink {
   private static final Logger LOG = LoggerFactory.getLogger(MdsLink.class);
 
+  /** How often a data server that cannot register says so at WARN (in between: DEBUG). */
+  private static final long REGISTER_WARNING_NANOS = 30_000_000_000L;
+
   /** Replicas per ConfirmChunks or ChunkReport message. */
   private static final int BATCH = 1000;
 
@@ -82,6 +85,8 @@ final class MdsLink {
   private long heartbeatMillis = 3000;
   private boolean confirmed;
   private long reportIds;
+  private int failedRegistrations;
+  private long lastRegisterWarning;
 
   /** Whether a heartbeat has been accepted since the last registration. */
   private boolean heard;
@@ -184,6 +189,7 @@ final class MdsLink {
           leader,
           r.getServerId(),
           r.getClusterId());
+      failedRegistrations = 0;
       timer.execute(this::heartbeat); // at once: the MDS places chunks only on servers it has heard
       timer.execute(this::chunkReport); // then everything this server holds
       if (!confirmed) {
@@ -202,7 +208,22 @@ final class MdsLink {
       } else if (StatusExceptions.statusOf(e) == Status.INVALID_ARGUMENT) {
         LOG.error("{}: the MDS at {} refused the registration: {}", id, leader, e.getMessage());
       } else {
-        LOG.debug("{}: cannot register with {}: {}", id, leader, e.toString());
+        failedRegistrations++;
+        long now = System.nanoTime();
+        // An operator must see it (a wrong address, a firewall), but not every retry of it.
+        if (failedRegistrations == 1 || now - lastRegisterWarning >= REGISTER_WARNING_NANOS) {
+          lastRegisterWarning = now;
+          LOG.warn(
+              "{}: cannot reach the MDS at {} to register ({} attempts so far, retrying every {}"
+                  + " ms): {}",
+              id,
+              leader,
+              failedRegistrations,
+              retry.toMillis(),
+              e.getMessage());
+        } else {
+          LOG.debug("{}: cannot register with {}: {}", id, leader, e.toString());
+        }
       }
       nextLeader(e);
       timer.schedule(this::register, retry.toMillis(), TimeUnit.MILLISECONDS);

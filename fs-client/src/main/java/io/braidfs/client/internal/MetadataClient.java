@@ -72,6 +72,10 @@ public final class MetadataClient implements ChunkService {
   private volatile InetSocketAddress leader;
   private volatile int next;
   private volatile boolean closed;
+  private volatile boolean failFastWhenRefused;
+
+  /** Whether any MDS ever answered this client (before that, a refusal means none runs). */
+  private volatile boolean reached;
 
   /** The addresses refused as of another cluster, each logged once. */
   private final Set<InetSocketAddress> refusedLogged = ConcurrentHashMap.newKeySet();
@@ -82,6 +86,14 @@ public final class MetadataClient implements ChunkService {
     this.addresses = List.copyOf(addresses);
     this.failoverTimeout = failoverTimeout;
     this.leader = addresses.get(0);
+  }
+
+  /**
+   * Fail at once, until an MDS first answers, when every address refuses the connection: nothing
+   * listens there, which waiting would not change (a command's user wants to know now).
+   */
+  public void failFastWhenRefused(boolean failFast) {
+    this.failFastWhenRefused = failFast;
   }
 
   /** The MDS the next call goes to first. */
@@ -103,6 +115,7 @@ public final class MetadataClient implements ChunkService {
     int tried = 0;
     long backoff = MIN_BACKOFF_MS;
     ClusterMismatch refusal = null;
+    int connectionsRefused = 0;
     while (true) {
       InetSocketAddress target = leader;
       // No attempt outlives the failover deadline by more than a moment.
@@ -113,11 +126,22 @@ public final class MetadataClient implements ChunkService {
                   Math.min(rpc.options().callTimeout().toNanos(), deadline - System.nanoTime())));
       try (RpcResponse<R> response =
           rpc.await(rpc.call(target, method, request, null, attempt, callId))) {
+        reached = true;
         return response.message();
       } catch (InterruptedIOException e) {
         throw e;
       } catch (IOException e) {
         Status s = StatusExceptions.statusOf(e);
+        if (RemoteErrorInfo.of(e).isPresent()) {
+          reached = true;
+        } else if (failFastWhenRefused && !reached && connectionRefused(e)) {
+          if (++connectionsRefused >= addresses.size()) {
+            throw StatusExceptions.toIOException(
+                Status.UNAVAILABLE,
+                "connection refused by every MDS address " + addresses + ": no MDS listens there",
+                e);
+          }
+        }
         // A server's own UNAVAILABLE ("too few data servers") is its answer; a connection that
         // could not carry the call, a deadline (the call id makes a repeat safe), NOT_LEADER
         // (a stopping MDS says so too) and BUSY send it on.
@@ -194,6 +218,16 @@ public final class MetadataClient implements ChunkService {
     }
     next = (next + 1) % addresses.size();
     leader = addresses.get(next);
+  }
+
+  private static boolean connectionRefused(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof java.net.ConnectException
+          || String.valueOf(c.getMessage()).contains("Connection refused")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static @Nullable InetSocketAddress hint(IOException e) {

@@ -22,6 +22,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
@@ -173,10 +174,19 @@ public final class RpcServer implements Service {
                 });
     try {
       serverChannel = bootstrap.bind(bindAddress).syncUninterruptibly().channel();
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Netty rethrows the bind's IOException unchecked
       lifeCycle.failed();
       close();
-      throw new IOException(id + ": cannot listen on " + bindAddress + ": " + e.getMessage(), e);
+      String where = HostPort.of(bindAddress).toString();
+      if (String.valueOf(e.getMessage()).contains("Address already in use")
+          || e instanceof BindException) {
+        BindException b =
+            new BindException(
+                id + ": cannot listen on " + where + ": another process listens there");
+        b.initCause(e);
+        throw b;
+      }
+      throw new IOException(id + ": cannot listen on " + where + ": " + e.getMessage(), e);
     }
     lifeCycle.running();
     InetSocketAddress bound = boundAddress();

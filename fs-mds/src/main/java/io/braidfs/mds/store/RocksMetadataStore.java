@@ -138,7 +138,20 @@ public final class RocksMetadataStore implements MetadataStore {
       RocksDatabase opened = RocksDatabase.open(options);
       database = opened;
       appliedIndex = readAppliedIndex(opened, null);
-    } catch (RocksDBException | RuntimeException e) {
+    } catch (RocksDBException e) {
+      failure =
+          String.valueOf(e.getMessage()).contains("/LOCK:")
+              // RocksDB's words: "While lock file: DIR/LOCK: Resource temporarily unavailable",
+              // or "lock hold by current process ... DIR/LOCK: No locks available".
+              ? new IOException(
+                  id
+                      + ": the store "
+                      + options.dir()
+                      + " is in use by another server (an MDS or braid local running on it);"
+                      + " stop it, or give this one another directory",
+                  e)
+              : new IOException(id + ": cannot open " + options.dir() + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
       failure = new IOException(id + ": cannot open " + options.dir() + ": " + e.getMessage(), e);
     } catch (IOException e) {
       failure = e;
