@@ -39,6 +39,11 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     description =
         "Braid, a distributed file system: servers, the local cluster, file and operators' tools.",
+    footer = {
+      "",
+      "Also, from a source checkout only: ./braid bench, the benchmark driver (./braid bench"
+          + " --list; docs/benchmarks.md)."
+    },
     subcommands = {
       MdsCommand.class,
       DataServerCommand.class,

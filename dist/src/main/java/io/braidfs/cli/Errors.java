@@ -1,12 +1,14 @@
 package io.braidfs.cli;
 
 import java.io.PrintWriter;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * How the {@code braid} command reports what went wrong: always one line on stderr, prefixed with
@@ -28,9 +30,22 @@ final class Errors {
     String name = cmd.getCommandSpec().qualifiedName();
     PrintWriter err = cmd.getErr();
     String hint = e instanceof ConfigException ? "" : " (see " + name + " --help)";
-    err.println(name + ": " + oneLine(e.getMessage()) + hint);
+    err.println(name + ": " + oneLine(e.getMessage()) + suggestion(e) + hint);
     err.flush();
     return Braid.EXIT_USAGE;
+  }
+
+  /** For an unknown command or option, the nearest ones picocli knows: "; did you mean ...?". */
+  private static String suggestion(ParameterException e) {
+    if (!(e instanceof UnmatchedArgumentException u)) {
+      return "";
+    }
+    List<String> near = u.getSuggestions();
+    if (near.isEmpty()) {
+      return "";
+    }
+    List<String> quoted = near.stream().limit(3).map(s -> "'" + s + "'").toList();
+    return "; did you mean " + String.join(" or ", quoted) + "?";
   }
 
   /**

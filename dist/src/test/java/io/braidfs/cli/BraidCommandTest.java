@@ -40,11 +40,25 @@ class BraidCommandTest {
   }
 
   @Test
-  void helpListsTheSubcommands() {
+  void helpListsTheSubcommandsAndSaysWhereBenchIs() {
     Run r = run("--help");
     assertThat(r.code()).isZero();
-    assertThat(r.out()).contains("Usage: braid", "mds");
+    assertThat(r.out())
+        .contains("Usage: braid", "mds", "dataserver", "zk", "bookie", "local", "fs", "admin")
+        .contains("mount", "./braid bench");
     assertThat(r.err()).isEmpty();
+  }
+
+  @Test
+  void anUnknownCommandSuggestsTheNearestOnes() {
+    Run r = run("mdss");
+    assertThat(r.code()).isEqualTo(Braid.EXIT_USAGE);
+    assertThat(r.errLines())
+        .containsExactly(
+            "braid: Unmatched argument at index 0: 'mdss'; did you mean 'mds'? (see braid --help)");
+    Run fs = run("fs", "mkdri", "/x");
+    assertThat(fs.errLines()).singleElement().asString().contains("did you mean 'mkdir'?");
+    assertThat(run("fs", "zzzzzz").errLines()).singleElement().asString().doesNotContain("mean");
   }
 
   @Test
