@@ -61,6 +61,11 @@ import picocli.CommandLine.Spec;
       FsPermissionCommands.Chmod.class,
       FsPermissionCommands.Chown.class,
       FsPermissionCommands.Chgrp.class,
+      FsMoreCommands.Touch.class,
+      FsMoreCommands.Test.class,
+      FsMoreCommands.Count.class,
+      FsMoreCommands.Setrep.class,
+      FsMoreCommands.Head.class,
       FsLayoutCommand.class
     })
 final class FsCommand implements Runnable {

@@ -169,6 +169,25 @@ final class FsSession {
         () -> client.rename(source, destination, RenameSemantics.POSIX, noReplace, false));
   }
 
+  /** Creates an empty file (failing if one appeared meanwhile). */
+  void createEmpty(String path) throws PathFailure {
+    try {
+      client.create(path, CreateOptions.defaults()).close();
+    } catch (IOException e) {
+      throw new PathFailure(path, e);
+    }
+  }
+
+  /** Sets the modification time to now. */
+  void touch(String path) throws PathFailure {
+    long now = java.time.Instant.now().toEpochMilli() * 1_000_000L;
+    on(path, () -> client.setTimes(path, now, -1));
+  }
+
+  void setReplication(String path, int replication) throws PathFailure {
+    on(path, () -> client.setReplication(path, replication));
+  }
+
   void setPermission(String path, int mode) throws PathFailure {
     on(path, () -> client.setPermission(path, mode));
   }

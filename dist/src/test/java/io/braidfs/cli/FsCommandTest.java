@@ -399,6 +399,60 @@ class FsCommandTest {
   }
 
   @Test
+  void touchTestCountSetrepAndHead() throws IOException {
+    ok("mkdir", "-p", "/more/sub");
+    ok("touch", "/more/empty", "/more/sub/also-empty");
+    Path f = tmp.resolve("text");
+    Files.writeString(f, "0123456789".repeat(300)); // 3,000 bytes
+    ok("put", f.toString(), "/more/sub/text");
+
+    // test answers with its exit code alone.
+    assertThat(ok("test", "-e", "/more/empty").out()).isEmpty();
+    assertThat(fs("test", "-d", "/more/empty").code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(fs("test", "-d", "/more/empty").err()).isEmpty();
+    ok("test", "-d", "/more/sub");
+    ok("test", "-f", "/more/sub/text");
+    ok("test", "-z", "/more/empty");
+    ok("test", "-s", "/more/sub/text");
+    assertThat(fs("test", "-s", "/more/empty").code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(fs("test", "-e", "/more/none").code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(fs("test", "/more").code()).isEqualTo(Braid.EXIT_USAGE);
+
+    // touch on an existing file moves its modification time on, and keeps its bytes.
+    long before = attributes("/more/sub/text").mtimeNanos();
+    ok("touch", "/more/sub/text");
+    assertThat(attributes("/more/sub/text").mtimeNanos()).isGreaterThan(before);
+    assertThat(ok("cat", "/more/sub/text").bytes()).hasSize(3000);
+
+    // count: directories (its own too), files, bytes, path; as hdfs dfs -count.
+    assertThat(ok("count", "/more", "/more/sub").outLines())
+        .containsExactly("2  3  3000  /more", "1  2  3000  /more/sub");
+
+    // setrep on a directory changes every file under it.
+    ok("setrep", "1", "/more");
+    for (String p : List.of("/more/empty", "/more/sub/also-empty", "/more/sub/text")) {
+      assertThat(attributes(p).layout().replication()).as(p).isEqualTo(1);
+    }
+
+    assertThat(new String(ok("head", "/more/sub/text").bytes(), StandardCharsets.UTF_8))
+        .hasSize(1024)
+        .startsWith("0123456789");
+    assertThat(ok("head", "-c", "5", "/more/sub/text").bytes()).hasSize(5);
+  }
+
+  /** Fresh attributes from the MDS (no cache), for what the commands do not show. */
+  private static io.braidfs.client.FileAttributes attributes(String path) throws IOException {
+    try (BraidClient c =
+        BraidClient.builder(
+                BraidConfig.fromMap(
+                    Map.of("braid.client.mds", mds, "braid.client.cache.attr-ttl", "0s")))
+            .user(System.getProperty("user.name"))
+            .build()) {
+      return c.stat(path);
+    }
+  }
+
+  @Test
   void aServersRefusalIsShownInItsOwnWords() throws IOException {
     ok("mkdir", "/five");
     ok("layout", "set", "/five", "--replication", "5");
