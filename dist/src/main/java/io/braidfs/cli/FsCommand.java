@@ -65,6 +65,7 @@ import picocli.CommandLine.Spec;
       FsMoreCommands.Test.class,
       FsMoreCommands.Count.class,
       FsMoreCommands.Setrep.class,
+      FsMoreCommands.Df.class,
       FsMoreCommands.Head.class,
       FsLayoutCommand.class
     })

@@ -88,6 +88,24 @@ final class FsFormat {
         Math.floorDiv(epochNanos, 1_000_000_000L), Math.floorMod(epochNanos, 1_000_000_000L));
   }
 
+  /**
+   * A byte count as {@code ls -h} shows it: bytes below 1 KiB, else one decimal and K, M, G, T, P
+   * (powers of 1024), such as {@code 2.9K} or {@code 64.0M}.
+   */
+  static String human(long bytes) {
+    if (bytes < 1024) {
+      return Long.toString(bytes);
+    }
+    String units = "KMGTPE";
+    double v = bytes;
+    int u = -1;
+    while (v >= 1024 && u < units.length() - 1) {
+      v /= 1024;
+      u++;
+    }
+    return String.format(java.util.Locale.ROOT, "%.1f%c", v, units.charAt(u));
+  }
+
   /** A byte count in the largest binary unit that holds it exactly, such as {@code 64MiB}. */
   static String size(long bytes) {
     return DataSize.ofBytes(bytes).toString();

@@ -4,8 +4,10 @@ import static io.braidfs.cli.FsNamespaceCommands.parent;
 import static io.braidfs.cli.FsNamespaceCommands.spec;
 
 import io.braidfs.client.BraidInputStream;
+import io.braidfs.client.ClientConfigKeys;
 import io.braidfs.client.ContentSummary;
 import io.braidfs.client.FileAttributes;
+import io.braidfs.client.FileSystemStats;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
@@ -22,7 +24,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code hdfs dfs} commands people type besides listing and copying: {@code touch}, {@code
- * test}, {@code count}, {@code setrep} and {@code head}.
+ * test}, {@code count}, {@code setrep}, {@code df} and {@code head}.
  *
  * <p>Thread-safety: picocli runs one command on one thread.
  */
@@ -199,6 +201,52 @@ final class FsMoreCommands {
                                   session.setReplication(path, replication);
                                 }
                               })));
+    }
+  }
+
+  /** {@code braid fs df [-h]}: the cluster's space, as {@code hdfs dfs -df}. */
+  @Command(
+      name = "df",
+      description = {
+        "Shows the file system's size, used and available space (what each file takes with all",
+        "its replicas counts once per byte of data), and how full it is."
+      })
+  static final class Df implements Callable<Integer> {
+    @ParentCommand @Nullable FsCommand fs;
+
+    @Spec @Nullable CommandSpec spec;
+
+    @Option(names = "--help", usageHelp = true, description = "Show this help message and exit.")
+    boolean help;
+
+    @Option(
+        names = {"-h", "--human-readable"},
+        description = "Sizes in K, M, G, T (powers of 1024).")
+    boolean human;
+
+    @Override
+    public Integer call() {
+      CommandSpec s = spec(spec);
+      FsCommand parent = parent(fs);
+      String name = "braid://" + String.join(",", parent.configuration().get(ClientConfigKeys.MDS));
+      return parent.run(
+          s,
+          session -> {
+            FileSystemStats st = session.statFs();
+            long size = st.capacityBytes();
+            long used = st.usedBytes();
+            String percent = size == 0 ? "0%" : (int) Math.ceil(100.0 * used / size) + "%";
+            List<List<String>> rows =
+                List.of(
+                    List.of("Filesystem", "Size", "Used", "Available", "Use%"),
+                    List.of(name, bytes(size), bytes(used), bytes(st.availableBytes()), percent));
+            FsNamespaceCommands.print(s, FsFormat.table(rows, 1, 2, 3, 4));
+            return Braid.EXIT_OK;
+          });
+    }
+
+    private String bytes(long n) {
+      return human ? FsFormat.human(n) : Long.toUnsignedString(n);
     }
   }
 

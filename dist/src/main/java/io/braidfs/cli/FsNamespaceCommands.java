@@ -27,7 +27,6 @@ final class FsNamespaceCommands {
   /** {@code braid fs ls [PATH]}. */
   @Command(
       name = "ls",
-      mixinStandardHelpOptions = true,
       description = {
         "Lists a directory (or shows one file), one entry per line:",
         "mode, owner, group, size in bytes, modification time, name."
@@ -36,6 +35,20 @@ final class FsNamespaceCommands {
     @ParentCommand @Nullable FsCommand fs;
 
     @Spec @Nullable CommandSpec spec;
+
+    // -h is human-readable sizes here, as in ls(1) and hdfs dfs -ls: help is --help alone.
+    @Option(names = "--help", usageHelp = true, description = "Show this help message and exit.")
+    boolean help;
+
+    @Option(
+        names = {"-R", "--recursive"},
+        description = "Everything under the directory, each with its whole path.")
+    boolean recursive;
+
+    @Option(
+        names = {"-h", "--human-readable"},
+        description = "Sizes in K, M, G, T (powers of 1024).")
+    boolean human;
 
     @Parameters(
         arity = "0..1",
@@ -54,25 +67,35 @@ final class FsNamespaceCommands {
                 String p = FsSession.resolve(path);
                 FileAttributes a = session.stat(p);
                 List<List<String>> rows = new ArrayList<>();
-                if (a.isDirectory()) {
+                if (a.isDirectory() && recursive) {
+                  session.tree(
+                      p,
+                      true,
+                      (q, qa) -> {
+                        if (!q.equals(p)) {
+                          rows.add(row(qa, q, human));
+                        }
+                      });
+                } else if (a.isDirectory()) {
                   for (DirectoryEntry e : session.list(p)) {
                     FileAttributes ea = e.attributes();
-                    rows.add(row(ea != null ? ea : session.lstat(child(p, e.name())), e.name()));
+                    rows.add(
+                        row(ea != null ? ea : session.lstat(child(p, e.name())), e.name(), human));
                   }
                 } else {
-                  rows.add(row(a, p));
+                  rows.add(row(a, p, human));
                 }
                 print(s, FsFormat.table(rows, 3));
                 return Braid.EXIT_OK;
               });
     }
 
-    private static List<String> row(FileAttributes a, String name) {
+    private static List<String> row(FileAttributes a, String name, boolean human) {
       return List.of(
           FsFormat.modeString(a),
           a.user(),
           a.group(),
-          Long.toString(a.size()),
+          human ? FsFormat.human(a.size()) : Long.toString(a.size()),
           FsFormat.minutes(a.mtimeNanos()),
           a.isSymlink() ? name + " -> " + a.symlinkTarget() : name);
     }
@@ -129,6 +152,11 @@ final class FsNamespaceCommands {
         description = "Remove directories and everything under them.")
     boolean recursive;
 
+    @Option(
+        names = {"-f", "--force"},
+        description = "A path that does not exist is no error.")
+    boolean force;
+
     @Parameters(arity = "1..*", paramLabel = "PATH", description = "What to remove.")
     List<String> paths = new ArrayList<>();
 
@@ -143,6 +171,9 @@ final class FsNamespaceCommands {
                       p -> {
                         if (p.replace("/", "").isEmpty()) {
                           throw new PathFailure(p, "will not remove the root");
+                        }
+                        if (force && !session.exists(p)) {
+                          return;
                         }
                         if (session.lstat(p).isDirectory() && !recursive) {
                           throw new PathFailure(p, "is a directory (use rm -r)");
@@ -247,7 +278,6 @@ final class FsNamespaceCommands {
   /** {@code braid fs du [-s] PATH}. */
   @Command(
       name = "du",
-      mixinStandardHelpOptions = true,
       description = {
         "Shows space used: bytes of data, bytes on disk (all replicas), path.",
         "For a directory, one line per entry in it; with -s one line for the whole tree."
@@ -261,6 +291,14 @@ final class FsNamespaceCommands {
         names = {"-s", "--summary"},
         description = "One line for PATH and everything under it.")
     boolean summary;
+
+    @Option(names = "--help", usageHelp = true, description = "Show this help message and exit.")
+    boolean help;
+
+    @Option(
+        names = {"-h", "--human-readable"},
+        description = "Sizes in K, M, G, T (powers of 1024).")
+    boolean human;
 
     @Parameters(
         arity = "0..1",
@@ -290,8 +328,10 @@ final class FsNamespaceCommands {
                   ContentSummary c = session.contentSummary(t);
                   rows.add(
                       List.of(
-                          Long.toUnsignedString(c.length()),
-                          Long.toUnsignedString(c.spaceConsumed()),
+                          human ? FsFormat.human(c.length()) : Long.toUnsignedString(c.length()),
+                          human
+                              ? FsFormat.human(c.spaceConsumed())
+                              : Long.toUnsignedString(c.spaceConsumed()),
                           t));
                 }
                 print(s, FsFormat.table(rows, 0, 1));

@@ -70,6 +70,9 @@ final class FsPermissionCommands {
                               p,
                               recursive,
                               (path, a) -> {
+                                if (a.isSymlink()) {
+                                  return;
+                                }
                                 int next = change.apply(a.mode(), a.isDirectory());
                                 if (next != a.mode()) {
                                   session.setPermission(path, next);
@@ -175,6 +178,9 @@ final class FsPermissionCommands {
                             p,
                             recursive,
                             (path, a) -> {
+                              if (a.isSymlink()) {
+                                return;
+                              }
                               if ((user != null && !user.equals(a.user()))
                                   || (g != null && !g.equals(a.group()))) {
                                 session.setOwner(path, user, g);

@@ -8,6 +8,7 @@ import io.braidfs.client.CreateOptions;
 import io.braidfs.client.DirectoryEntry;
 import io.braidfs.client.DirectoryLayout;
 import io.braidfs.client.FileAttributes;
+import io.braidfs.client.FileSystemStats;
 import io.braidfs.client.LayoutPolicy;
 import io.braidfs.client.RenameSemantics;
 import io.braidfs.common.error.Status;
@@ -169,6 +170,10 @@ final class FsSession {
         () -> client.rename(source, destination, RenameSemantics.POSIX, noReplace, false));
   }
 
+  FileSystemStats statFs() throws PathFailure {
+    return on("/", client::statFs);
+  }
+
   /** Creates an empty file (failing if one appeared meanwhile). */
   void createEmpty(String path) throws PathFailure {
     try {
@@ -204,8 +209,9 @@ final class FsSession {
 
   /**
    * Runs {@code work} on {@code path} (a symlink followed) and, if {@code recursive} and it is a
-   * directory, on everything under it, parents before children, symlinks below it left alone (as
-   * chmod -R does). A failure below {@code path} is reported and the walk goes on.
+   * directory, on everything under it, parents before children; symlinks below it are given as
+   * themselves and not followed (chmod -R leaves them alone). A failure below {@code path} is
+   * reported and the walk goes on.
    *
    * @throws PathFailure if {@code path} itself failed, or anything under it did
    */
@@ -235,9 +241,6 @@ final class FsSession {
         try {
           FileAttributes listed = e.attributes();
           FileAttributes a = listed != null ? listed : lstat(child);
-          if (a.isSymlink()) {
-            continue;
-          }
           work.run(child, a);
           if (a.isDirectory()) {
             directories.push(child);

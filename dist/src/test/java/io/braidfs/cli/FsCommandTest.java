@@ -440,6 +440,39 @@ class FsCommandTest {
     assertThat(ok("head", "-c", "5", "/more/sub/text").bytes()).hasSize(5);
   }
 
+  @Test
+  void lsRecursiveAndHumanDuHumanDfAndRmForce() throws IOException {
+    ok("mkdir", "-p", "/tree/a/b");
+    Path f = tmp.resolve("kib3");
+    Files.write(f, new byte[3000]);
+    ok("put", f.toString(), "/tree/a/b/f");
+    ok("touch", "/tree/top");
+
+    List<String> all = ok("ls", "-R", "-h", "/tree").outLines();
+    assertThat(all).hasSize(4);
+    assertThat(all.get(0)).startsWith("drwxr-xr-x").endsWith("  /tree/a");
+    assertThat(all)
+        .anySatisfy(l -> assertThat(l).matches("-rw-r--r--  .*  2\\.9K  .*  /tree/a/b/f"));
+    assertThat(all).anySatisfy(l -> assertThat(l).endsWith("  /tree/a/b"));
+    assertThat(all).anySatisfy(l -> assertThat(l).endsWith("  /tree/top"));
+    assertThat(ok("ls", "--help").out()).contains("--human-readable", "--recursive");
+
+    assertThat(ok("du", "-s", "-h", "/tree").outLines())
+        .singleElement()
+        .asString()
+        .matches("2\\.9K  \\S+  /tree");
+
+    List<String> df = ok("df", "-h").outLines();
+    assertThat(df).hasSize(2);
+    assertThat(df.get(0)).matches("Filesystem\\s+Size\\s+Used\\s+Available\\s+Use%");
+    assertThat(df.get(1)).startsWith("braid://" + mds).endsWith("%");
+
+    // rm -f: a missing path is no error, an existing one goes.
+    ok("rm", "-f", "/tree/none", "/tree/top");
+    assertThat(fs("test", "-e", "/tree/top").code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(fs("rm", "/tree/none").code()).isEqualTo(Braid.EXIT_FAILURE);
+  }
+
   /** Fresh attributes from the MDS (no cache), for what the commands do not show. */
   private static io.braidfs.client.FileAttributes attributes(String path) throws IOException {
     try (BraidClient c =
