@@ -67,6 +67,8 @@ import picocli.CommandLine.Spec;
       FsMoreCommands.Setrep.class,
       FsMoreCommands.Df.class,
       FsMoreCommands.Head.class,
+      FsMoreCommands.Tail.class,
+      FsMoreCommands.Checksum.class,
       FsLayoutCommand.class
     })
 final class FsCommand implements Runnable {

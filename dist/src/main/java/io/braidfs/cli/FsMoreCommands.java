@@ -250,6 +250,106 @@ final class FsMoreCommands {
     }
   }
 
+  /** {@code braid fs checksum PATH...}: as {@code hdfs dfs -checksum} with COMPOSITE_CRC. */
+  @Command(
+      name = "checksum",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Shows each file's CRC32C, composed from the data servers' checksums without reading the",
+        "data: path, COMPOSITE-CRC32C, the CRC in hex (equal bytes give equal CRCs, whatever the",
+        "layout; HDFS's with dfs.checksum.combine.mode=COMPOSITE_CRC are comparable)."
+      })
+  static final class Checksum implements Callable<Integer> {
+    @ParentCommand @Nullable FsCommand fs;
+
+    @Spec @Nullable CommandSpec spec;
+
+    @Parameters(arity = "1..*", paramLabel = "PATH", description = "The files.")
+    List<String> paths = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+      CommandSpec s = spec(spec);
+      return parent(fs)
+          .run(
+              s,
+              session ->
+                  session.each(
+                      paths,
+                      p -> {
+                        int crc = session.checksum(p).crc32c();
+                        FsNamespaceCommands.print(
+                            s, List.of(p + "\tCOMPOSITE-CRC32C\t" + String.format("%08x", crc)));
+                      }));
+    }
+  }
+
+  /** {@code braid fs tail [-f] PATH}: the last kibibyte, then what is appended. */
+  @Command(
+      name = "tail",
+      mixinStandardHelpOptions = true,
+      description = "Writes the last 1 KiB of a file to stdout; with -f, then what is appended.")
+  static final class Tail implements Callable<Integer> {
+    private static final java.time.Duration POLL = java.time.Duration.ofSeconds(1);
+
+    @ParentCommand @Nullable FsCommand fs;
+
+    @Spec @Nullable CommandSpec spec;
+
+    @Option(
+        names = {"-f", "--follow"},
+        description = "Go on writing what is appended, until Ctrl-C (checked every second).")
+    boolean follow;
+
+    @Parameters(index = "0", paramLabel = "PATH", description = "The file.")
+    String path = "";
+
+    @Override
+    public Integer call() {
+      return parent(fs)
+          .run(
+              spec(spec),
+              session -> {
+                String p = FsSession.resolve(path);
+                long from = Math.max(0, session.stat(p).size() - 1024);
+                do {
+                  from = copyFrom(session, p, from);
+                } while (follow && !stopped(session));
+                return Braid.EXIT_OK;
+              });
+    }
+
+    /** Waits a poll interval for Ctrl-C; true if it came (or the wait was interrupted). */
+    private static boolean stopped(FsSession session) {
+      try {
+        return session.stop().awaitRequest(POLL);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return true;
+      }
+    }
+
+    /** Writes {@code path}'s bytes from {@code from} to its end; returns where they ended. */
+    private static long copyFrom(FsSession session, String path, long from) throws IOException {
+      // An open asks the MDS for the length (close-to-open), where stat may answer from a cache.
+      try (BraidInputStream in = session.open(path)) {
+        long size = in.length();
+        if (size <= from) {
+          return size; // nothing new (or the file was cut: go on from its new end)
+        }
+        in.seek(from);
+        OutputStream out = session.stdout();
+        long copied = in.transferTo(out);
+        out.flush();
+        return from + copied;
+      } catch (PathFailure e) {
+        throw e;
+      } catch (IOException e) {
+        throw new PathFailure(path, e);
+      }
+    }
+  }
+
   /** {@code braid fs head PATH}: the first kibibyte, as {@code hdfs dfs -head}. */
   @Command(
       name = "head",

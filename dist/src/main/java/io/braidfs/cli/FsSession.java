@@ -8,6 +8,7 @@ import io.braidfs.client.CreateOptions;
 import io.braidfs.client.DirectoryEntry;
 import io.braidfs.client.DirectoryLayout;
 import io.braidfs.client.FileAttributes;
+import io.braidfs.client.FileChecksum;
 import io.braidfs.client.FileSystemStats;
 import io.braidfs.client.LayoutPolicy;
 import io.braidfs.client.RenameSemantics;
@@ -168,6 +169,10 @@ final class FsSession {
     on(
         destination,
         () -> client.rename(source, destination, RenameSemantics.POSIX, noReplace, false));
+  }
+
+  FileChecksum checksum(String path) throws PathFailure {
+    return on(path, () -> client.checksum(path));
   }
 
   FileSystemStats statFs() throws PathFailure {

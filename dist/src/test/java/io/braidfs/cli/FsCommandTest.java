@@ -473,6 +473,55 @@ class FsCommandTest {
     assertThat(fs("rm", "/tree/none").code()).isEqualTo(Braid.EXIT_FAILURE);
   }
 
+  @Test
+  void checksumIsTheBytesCrc32cAndTailFollowsAppends() throws Exception {
+    byte[] data = random(200_000, 9);
+    Path f = tmp.resolve("ct");
+    Files.write(f, data);
+    ok("put", f.toString(), "/ct");
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(data);
+    assertThat(ok("checksum", "/ct").outLines())
+        .containsExactly(String.format("/ct\tCOMPOSITE-CRC32C\t%08x", (int) crc.getValue()));
+    assertThat(ok("tail", "/ct").bytes())
+        .isEqualTo(java.util.Arrays.copyOfRange(data, data.length - 1024, data.length));
+
+    // tail -f: the last KiB, then each append, until Ctrl-C.
+    StopSignal stop = new StopSignal();
+    ByteArrayOutputStream out = new ByteArrayOutputStream(); // its methods are synchronized
+    StringWriter err = new StringWriter();
+    Thread tail =
+        new Thread(
+            () ->
+                stop.finished(
+                    Braid.commandLine(
+                            stop,
+                            new ByteArrayInputStream(new byte[0]),
+                            out,
+                            new PrintWriter(new StringWriter(), true),
+                            new PrintWriter(err, true))
+                        .execute("fs", "--mds", mds, "tail", "-f", "/ct")),
+            "test-tail-f");
+    tail.start();
+    Await.until("tail -f wrote the last KiB", Duration.ofSeconds(20), () -> out.size() == 1024);
+    byte[] more = "appended while followed\n".getBytes(StandardCharsets.UTF_8);
+    try (BraidClient c =
+            BraidClient.builder(BraidConfig.fromMap(Map.of("braid.client.mds", mds)))
+                .user(System.getProperty("user.name"))
+                .build();
+        io.braidfs.client.BraidOutputStream a = c.append("/ct")) {
+      a.write(more);
+    }
+    Await.until(
+        "tail -f wrote the append", Duration.ofSeconds(20), () -> out.size() == 1024 + more.length);
+    stop.request();
+    tail.join(20_000);
+    assertThat(tail.isAlive()).isFalse();
+    assertThat(stop.exitCode()).as(err.toString()).isZero();
+    byte[] got = out.toByteArray();
+    assertThat(java.util.Arrays.copyOfRange(got, 1024, got.length)).isEqualTo(more);
+  }
+
   /** Fresh attributes from the MDS (no cache), for what the commands do not show. */
   private static io.braidfs.client.FileAttributes attributes(String path) throws IOException {
     try (BraidClient c =
