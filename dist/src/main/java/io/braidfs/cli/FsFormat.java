@@ -99,7 +99,8 @@ final class FsFormat {
     String units = "KMGTPE";
     double v = bytes;
     int u = -1;
-    while (v >= 1024 && u < units.length() - 1) {
+    // 1023.95 and up would print as 1024.0 of this unit: the next one says it better.
+    while (v >= 1023.95 && u < units.length() - 1) {
       v /= 1024;
       u++;
     }

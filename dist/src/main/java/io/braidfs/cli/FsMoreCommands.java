@@ -56,7 +56,14 @@ final class FsMoreCommands {
                         if (session.exists(p)) {
                           session.touch(p);
                         } else {
-                          session.createEmpty(p);
+                          try {
+                            session.createEmpty(p);
+                          } catch (PathFailure e) {
+                            if (!session.exists(p)) {
+                              throw e;
+                            }
+                            session.touch(p); // made by someone else meanwhile
+                          }
                         }
                       }));
     }
@@ -108,10 +115,10 @@ final class FsMoreCommands {
               spec(spec),
               session -> {
                 String p = FsSession.resolve(path);
-                if (!session.exists(p)) {
+                FileAttributes a = session.statIfExists(p);
+                if (a == null) {
                   return Braid.EXIT_FAILURE;
                 }
-                FileAttributes a = session.stat(p);
                 boolean yes =
                     c.exists
                         || (c.directory && a.isDirectory())
@@ -186,6 +193,10 @@ final class FsMoreCommands {
 
     @Override
     public Integer call() {
+      if (replication < 1) {
+        throw new picocli.CommandLine.ParameterException(
+            spec(spec).commandLine(), "N must be 1 or more, not " + replication);
+      }
       return parent(fs)
           .run(
               spec(spec),
@@ -208,8 +219,8 @@ final class FsMoreCommands {
   @Command(
       name = "df",
       description = {
-        "Shows the file system's size, used and available space (what each file takes with all",
-        "its replicas counts once per byte of data), and how full it is."
+        "Shows the data servers' space for Braid and how full it is, as hdfs dfs -df:",
+        "raw bytes, every replica counted."
       })
   static final class Df implements Callable<Integer> {
     @ParentCommand @Nullable FsCommand fs;
@@ -233,13 +244,14 @@ final class FsMoreCommands {
           s,
           session -> {
             FileSystemStats st = session.statFs();
-            long size = st.capacityBytes();
-            long used = st.usedBytes();
+            long size = st.rawCapacityBytes();
+            long used = st.rawUsedBytes();
             String percent = size == 0 ? "0%" : (int) Math.ceil(100.0 * used / size) + "%";
             List<List<String>> rows =
                 List.of(
                     List.of("Filesystem", "Size", "Used", "Available", "Use%"),
-                    List.of(name, bytes(size), bytes(used), bytes(st.availableBytes()), percent));
+                    List.of(
+                        name, bytes(size), bytes(used), bytes(st.rawAvailableBytes()), percent));
             FsNamespaceCommands.print(s, FsFormat.table(rows, 1, 2, 3, 4));
             return Braid.EXIT_OK;
           });

@@ -68,14 +68,20 @@ final class FsNamespaceCommands {
                 FileAttributes a = session.stat(p);
                 List<List<String>> rows = new ArrayList<>();
                 if (a.isDirectory() && recursive) {
-                  session.tree(
-                      p,
-                      true,
-                      (q, qa) -> {
-                        if (!q.equals(p)) {
-                          rows.add(row(qa, q, human));
-                        }
-                      });
+                  try {
+                    session.tree(
+                        p,
+                        true,
+                        (q, qa) -> {
+                          if (!q.equals(p)) {
+                            rows.add(row(qa, q, human));
+                          }
+                        });
+                  } catch (PathFailure e) {
+                    // What could be listed is shown; the failures were reported as they came.
+                    print(s, FsFormat.table(rows, 3));
+                    throw e;
+                  }
                 } else if (a.isDirectory()) {
                   for (DirectoryEntry e : session.list(p)) {
                     FileAttributes ea = e.attributes();
@@ -172,10 +178,11 @@ final class FsNamespaceCommands {
                         if (p.replace("/", "").isEmpty()) {
                           throw new PathFailure(p, "will not remove the root");
                         }
-                        if (force && !session.exists(p)) {
-                          return;
+                        FileAttributes a = force ? session.lstatIfExists(p) : session.lstat(p);
+                        if (a == null) {
+                          return; // -f: nothing there (a dangling symlink is something)
                         }
-                        if (session.lstat(p).isDirectory() && !recursive) {
+                        if (a.isDirectory() && !recursive) {
                           throw new PathFailure(p, "is a directory (use rm -r)");
                         }
                         session.delete(p, recursive);

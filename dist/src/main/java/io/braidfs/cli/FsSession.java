@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.util.ArrayDeque;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -132,6 +131,32 @@ final class FsSession {
     return on(path, () -> client.lstat(path));
   }
 
+  /** The path's attributes (a symlink followed), or null if nothing is there. */
+  @Nullable FileAttributes statIfExists(String path) throws PathFailure {
+    try {
+      return client.stat(path);
+    } catch (IOException e) {
+      Status s = StatusExceptions.statusOf(e);
+      if (s == Status.NOT_FOUND || s == Status.NOT_DIRECTORY) {
+        return null;
+      }
+      throw new PathFailure(path, e);
+    }
+  }
+
+  /** The path's own attributes (a symlink not followed), or null if nothing is there. */
+  @Nullable FileAttributes lstatIfExists(String path) throws PathFailure {
+    try {
+      return client.lstat(path);
+    } catch (IOException e) {
+      Status s = StatusExceptions.statusOf(e);
+      if (s == Status.NOT_FOUND || s == Status.NOT_DIRECTORY) {
+        return null;
+      }
+      throw new PathFailure(path, e);
+    }
+  }
+
   /** Whether {@code path} exists; other failures than NOT_FOUND are thrown. */
   boolean exists(String path) throws PathFailure {
     return on(path, () -> client.exists(path));
@@ -158,9 +183,22 @@ final class FsSession {
     try {
       return client.rename(source, destination, RenameSemantics.HADOOP, false, false);
     } catch (IOException e) {
-      // A name in the way is the destination's, as mv(1) says.
-      throw new PathFailure(
-          StatusExceptions.statusOf(e) == Status.ALREADY_EXISTS ? destination : source, e);
+      if (StatusExceptions.statusOf(e) != Status.ALREADY_EXISTS) {
+        throw new PathFailure(source, e);
+      }
+      // The name in the way is named, as mv(1) does: inside a directory destination, its entry.
+      String inTheWay = destination;
+      try {
+        if (client.stat(destination).isDirectory()) {
+          String trimmed = source.replaceAll("/+$", "");
+          inTheWay =
+              FsNamespaceCommands.child(
+                  destination, trimmed.substring(trimmed.lastIndexOf('/') + 1));
+        }
+      } catch (IOException ignored) {
+        // the destination itself, then
+      }
+      throw new PathFailure(inTheWay, e);
     }
   }
 
@@ -179,19 +217,19 @@ final class FsSession {
     return on("/", client::statFs);
   }
 
-  /** Creates an empty file (failing if one appeared meanwhile). */
+  /** Creates an empty file, its parent directory already there (as touch(1)). */
   void createEmpty(String path) throws PathFailure {
     try {
-      client.create(path, CreateOptions.defaults()).close();
+      client.create(path, CreateOptions.defaults().withCreateParents(false)).close();
     } catch (IOException e) {
       throw new PathFailure(path, e);
     }
   }
 
-  /** Sets the modification time to now. */
+  /** Sets the access and modification times to now. */
   void touch(String path) throws PathFailure {
     long now = java.time.Instant.now().toEpochMilli() * 1_000_000L;
-    on(path, () -> client.setTimes(path, now, -1));
+    on(path, () -> client.setTimes(path, now, now));
   }
 
   void setReplication(String path, int replication) throws PathFailure {
@@ -226,39 +264,42 @@ final class FsSession {
     if (!recursive || !top.isDirectory()) {
       return;
     }
-    int failures = 0;
-    ArrayDeque<String> directories = new ArrayDeque<>(List.of(path));
-    while (!directories.isEmpty()) {
-      if (stop.isRequested()) {
-        throw new PathFailure(path, "interrupted");
-      }
-      String dir = directories.pop();
-      List<DirectoryEntry> entries;
-      try {
-        entries = list(dir);
-      } catch (PathFailure e) {
-        report(e);
-        failures++;
-        continue;
-      }
-      for (DirectoryEntry e : entries) {
-        String child = dir.endsWith("/") ? dir + e.name() : dir + "/" + e.name();
-        try {
-          FileAttributes listed = e.attributes();
-          FileAttributes a = listed != null ? listed : lstat(child);
-          work.run(child, a);
-          if (a.isDirectory()) {
-            directories.push(child);
-          }
-        } catch (PathFailure f) {
-          report(f);
-          failures++;
-        }
-      }
-    }
+    int failures = below(path, work);
     if (failures > 0) {
       throw new PathFailure(path, failures + " failed under it (above)");
     }
+  }
+
+  /** {@link #tree} under {@code dir}: each entry, then what is under it (pre-order, as ls -R). */
+  private int below(String dir, TreeWork work) throws PathFailure {
+    if (stop.isRequested()) {
+      throw new PathFailure(dir, "interrupted");
+    }
+    List<DirectoryEntry> entries;
+    try {
+      entries = list(dir);
+    } catch (PathFailure e) {
+      report(e);
+      return 1;
+    }
+    int failures = 0;
+    for (DirectoryEntry e : entries) {
+      String child = dir.endsWith("/") ? dir + e.name() : dir + "/" + e.name();
+      FileAttributes a;
+      try {
+        FileAttributes listed = e.attributes();
+        a = listed != null ? listed : lstat(child);
+        work.run(child, a);
+      } catch (PathFailure f) {
+        report(f);
+        failures++;
+        continue;
+      }
+      if (a.isDirectory()) {
+        failures += below(child, work);
+      }
+    }
+    return failures;
   }
 
   ContentSummary contentSummary(String path) throws PathFailure {

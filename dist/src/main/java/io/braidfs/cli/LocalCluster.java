@@ -100,6 +100,11 @@ final class LocalCluster implements Service {
     return dir.resolve("ds" + i);
   }
 
+  /** Tells {@code observer} of every call the MDS (without HA) and data servers answer. */
+  void observe(CallObserver observer) {
+    this.observer = observer;
+  }
+
   /**
    * Starts the MDS (with HA, ZooKeeper and the replicas, until one leads), then the data servers,
    * and waits until each has registered.
@@ -108,11 +113,6 @@ final class LocalCluster implements Service {
    *     server cannot start (a port in use, a store locked by another process), or a data server
    *     did not register within {@link #REGISTER_TIMEOUT}; whatever had started is closed again
    */
-  /** Tells {@code observer} of every call the MDS (without HA) and data servers answer. */
-  void observe(CallObserver observer) {
-    this.observer = observer;
-  }
-
   @Override
   public void start() throws IOException {
     lifeCycle.startTransition();

@@ -26,19 +26,19 @@ import picocli.CommandLine.Model.CommandSpec;
  * <p>Thread-safety: {@link #answered} is thread-safe (the client library's metrics are).
  */
 final class ServerMetrics implements CallObserver, AutoCloseable {
-  private final PrometheusRegistry registry = new PrometheusRegistry();
-  private final Counter calls;
-  private final Histogram latency;
-  private final HTTPServer http;
-
-  private ServerMetrics(InetSocketAddress bind) throws IOException {
-    calls =
+  /**
+   * One registry and one set of metrics per JVM, however many times metrics are served (tests): the
+   * client library's JVM metrics hook GC listeners that are never removed.
+   */
+  private static final class Registry {
+    static final PrometheusRegistry REGISTRY = new PrometheusRegistry();
+    static final Counter CALLS =
         Counter.builder()
             .name("braid_rpc_calls_total")
-            .help("RPC calls answered, by server, method and status")
+            .help("RPC calls answered by handlers, by server, method and status")
             .labelNames("server", "method", "status")
-            .register(registry);
-    latency =
+            .register(REGISTRY);
+    static final Histogram LATENCY =
         Histogram.builder()
             .name("braid_rpc_latency_seconds")
             .help("Time from a request's arrival to its answer, by server and method")
@@ -49,13 +49,21 @@ final class ServerMetrics implements CallObserver, AutoCloseable {
             .classicUpperBounds(
                 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
                 0.25, 0.5, 1, 2.5, 5, 10)
-            .register(registry);
-    JvmMetrics.builder().register(registry);
+            .register(REGISTRY);
+
+    static {
+      JvmMetrics.builder().register(REGISTRY);
+    }
+  }
+
+  private final HTTPServer http;
+
+  private ServerMetrics(InetSocketAddress bind) throws IOException {
     http =
         HTTPServer.builder()
             .inetAddress(bind.getAddress())
             .port(bind.getPort())
-            .registry(registry)
+            .registry(Registry.REGISTRY)
             .buildAndStart();
   }
 
@@ -126,8 +134,8 @@ final class ServerMetrics implements CallObserver, AutoCloseable {
   @Override
   public void answered(String server, RpcMethod<?, ?> method, Status status, long nanos) {
     String name = method.descriptor().getName();
-    calls.labelValues(server, name, status.name()).inc();
-    latency.labelValues(server, name).observe(nanos / 1e9);
+    Registry.CALLS.labelValues(server, name, status.name()).inc();
+    Registry.LATENCY.labelValues(server, name).observe(nanos / 1e9);
   }
 
   @Override

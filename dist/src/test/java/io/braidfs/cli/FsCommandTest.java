@@ -230,6 +230,12 @@ class FsCommandTest {
     assertThat(inTheWay.code()).isEqualTo(Braid.EXIT_FAILURE);
     assertThat(inTheWay.errLines())
         .containsExactly("braid fs mv: /m2/file-b: file exists (ALREADY_EXISTS)");
+    // Into a directory holding that name: the entry in the way is named.
+    ok("mkdir", "/m3");
+    ok("put", f.toString(), "/m3/file-a");
+    Run inside = fs("mv", "/m2/file-a", "/m3");
+    assertThat(inside.errLines())
+        .containsExactly("braid fs mv: /m3/file-a: file exists (ALREADY_EXISTS)");
 
     // rm goes on after a failure and exits 1.
     Run partly = fs("rm", "-r", "/nothing-here", "/m2");
@@ -402,6 +408,14 @@ class FsCommandTest {
   void touchTestCountSetrepAndHead() throws IOException {
     ok("mkdir", "-p", "/more/sub");
     ok("touch", "/more/empty", "/more/sub/also-empty");
+    // As touch(1): no parent directories made.
+    Run typo = fs("touch", "/more/typo/file");
+    assertThat(typo.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(typo.errLines())
+        .singleElement()
+        .asString()
+        .startsWith("braid fs touch: /more/typo/file: ");
+    assertThat(fs("test", "-e", "/more/typo").code()).isEqualTo(Braid.EXIT_FAILURE);
     Path f = tmp.resolve("text");
     Files.writeString(f, "0123456789".repeat(300)); // 3,000 bytes
     ok("put", f.toString(), "/more/sub/text");
@@ -416,6 +430,9 @@ class FsCommandTest {
     ok("test", "-s", "/more/sub/text");
     assertThat(fs("test", "-s", "/more/empty").code()).isEqualTo(Braid.EXIT_FAILURE);
     assertThat(fs("test", "-e", "/more/none").code()).isEqualTo(Braid.EXIT_FAILURE);
+    Run underAFile = fs("test", "-e", "/more/empty/x"); // a silent no, as test(1)
+    assertThat(underAFile.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(underAFile.err()).isEmpty();
     assertThat(fs("test", "/more").code()).isEqualTo(Braid.EXIT_USAGE);
 
     // touch on an existing file moves its modification time on, and keeps its bytes.
@@ -448,13 +465,22 @@ class FsCommandTest {
     ok("put", f.toString(), "/tree/a/b/f");
     ok("touch", "/tree/top");
 
+    ok("mkdir", "/tree/c");
     List<String> all = ok("ls", "-R", "-h", "/tree").outLines();
-    assertThat(all).hasSize(4);
-    assertThat(all.get(0)).startsWith("drwxr-xr-x").endsWith("  /tree/a");
-    assertThat(all)
-        .anySatisfy(l -> assertThat(l).matches("-rw-r--r--  .*  2\\.9K  .*  /tree/a/b/f"));
-    assertThat(all).anySatisfy(l -> assertThat(l).endsWith("  /tree/a/b"));
-    assertThat(all).anySatisfy(l -> assertThat(l).endsWith("  /tree/top"));
+    // Each entry, then what is under it, in name order, as hdfs dfs -ls -R.
+    assertThat(all.stream().map(l -> l.substring(l.lastIndexOf("  ") + 2)).toList())
+        .containsExactly("/tree/a", "/tree/a/b", "/tree/a/b/f", "/tree/c", "/tree/top");
+    assertThat(all.get(2)).matches("-rw-r--r--  .*  2\\.9K  .*  /tree/a/b/f");
+    // A directory that cannot be listed is one error line; the rest is still listed.
+    ok("chmod", "700", "/tree/a/b");
+    Run partly = fs("--user", "bob", "ls", "-R", "/tree");
+    assertThat(partly.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(partly.outLines()).hasSize(4).noneMatch(l -> l.endsWith("/tree/a/b/f"));
+    assertThat(partly.errLines())
+        .first()
+        .asString()
+        .startsWith("braid fs ls: /tree/a/b: permission denied");
+    ok("chmod", "755", "/tree/a/b");
     assertThat(ok("ls", "--help").out()).contains("--human-readable", "--recursive");
 
     assertThat(ok("du", "-s", "-h", "/tree").outLines())
@@ -467,9 +493,16 @@ class FsCommandTest {
     assertThat(df.get(0)).matches("Filesystem\\s+Size\\s+Used\\s+Available\\s+Use%");
     assertThat(df.get(1)).startsWith("braid://" + mds).endsWith("%");
 
-    // rm -f: a missing path is no error, an existing one goes.
-    ok("rm", "-f", "/tree/none", "/tree/top");
+    // rm -f: a missing path is no error, an existing one goes, and so does a dangling symlink.
+    try (BraidClient c =
+        BraidClient.builder(BraidConfig.fromMap(Map.of("braid.client.mds", mds)))
+            .user(System.getProperty("user.name"))
+            .build()) {
+      c.symlink("/tree/nowhere", "/tree/dangling", false);
+    }
+    ok("rm", "-f", "/tree/none", "/tree/top", "/tree/dangling");
     assertThat(fs("test", "-e", "/tree/top").code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(ok("ls", "/tree").outLines()).noneMatch(l -> l.contains("dangling"));
     assertThat(fs("rm", "/tree/none").code()).isEqualTo(Braid.EXIT_FAILURE);
   }
 

@@ -126,12 +126,20 @@ class MetricsTest {
 
   /** Prometheus's own linter and parser, {@code promtool check metrics}, reads it cleanly. */
   private void promtoolAccepts(String text) throws IOException, InterruptedException {
-    Path promtool = Path.of("/usr/bin/promtool");
-    if (!Files.isExecutable(promtool)) {
-      assumeThat("1".equals(System.getenv("BRAID_OUTSIDE_TOOLS_REQUIRED")))
-          .as("promtool is missing (apt-get install prometheus): the page is not linted")
-          .isFalse();
-      throw new AssertionError("promtool is missing, and BRAID_OUTSIDE_TOOLS_REQUIRED=1");
+    Path promtool = null;
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "promtool"))) {
+        promtool = Path.of(dir, "promtool");
+        break;
+      }
+    }
+    if (promtool == null) {
+      String why = "promtool is missing (apt-get install prometheus): the page is not linted";
+      if ("1".equals(System.getenv("BRAID_OUTSIDE_TOOLS_REQUIRED"))) {
+        throw new AssertionError(why + ", and BRAID_OUTSIDE_TOOLS_REQUIRED=1");
+      }
+      assumeThat(promtool).as(why).isNotNull();
+      return;
     }
     Path page = tmp.resolve("metrics.txt");
     Files.writeString(page, text);

@@ -207,11 +207,17 @@ final class MdsLink {
         }
       } else if (StatusExceptions.statusOf(e) == Status.INVALID_ARGUMENT) {
         LOG.error("{}: the MDS at {} refused the registration: {}", id, leader, e.getMessage());
+      } else if (RemoteErrorInfo.of(e).isPresent()) {
+        // An MDS answered (a standby's NOT_LEADER, a busy leader): the next address is tried.
+        failedRegistrations = 0;
+        LOG.debug("{}: cannot register with {}: {}", id, leader, e.toString());
       } else {
         failedRegistrations++;
         long now = System.nanoTime();
-        // An operator must see it (a wrong address, a firewall), but not every retry of it.
-        if (failedRegistrations == 1 || now - lastRegisterWarning >= REGISTER_WARNING_NANOS) {
+        // An operator must see it (a wrong address, a firewall, every replica down), but not
+        // one replica of several being down, nor every retry.
+        if (failedRegistrations >= mdsAddresses.size()
+            && (lastRegisterWarning == 0 || now - lastRegisterWarning >= REGISTER_WARNING_NANOS)) {
           lastRegisterWarning = now;
           LOG.warn(
               "{}: cannot reach the MDS at {} to register ({} attempts so far, retrying every {}"

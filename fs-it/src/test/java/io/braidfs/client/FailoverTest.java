@@ -118,6 +118,45 @@ class FailoverTest {
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
   }
 
+  BraidClient failFast(String mdsList, String timeout) throws IOException {
+    return BraidClient.builder(
+            BraidConfig.fromMap(
+                Map.of(
+                    ClientConfigKeys.MDS.name(),
+                    mdsList,
+                    ClientConfigKeys.FAILOVER_TIMEOUT.name(),
+                    timeout,
+                    ClientConfigKeys.FAIL_FAST_WHEN_REFUSED.name(),
+                    "true",
+                    "braid.rpc.call-timeout",
+                    "300ms")))
+        .user("root")
+        .build();
+  }
+
+  @Test
+  void failFastGivesUpAtOnceOnlyWhenEveryAddressRefuses() throws IOException {
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> failFast(freePort() + "," + freePort(), "30s"))
+        .isInstanceOf(ServiceUnavailableException.class)
+        .hasMessageContaining("connection refused by every MDS address");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+
+    // One address refuses, the other accepts and never answers (a paused MDS): waited for.
+    try (ServerSocket silent = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      String slow = "127.0.0.1:" + silent.getLocalPort();
+      assertThatThrownBy(() -> failFast(freePort() + "," + slow, "2s"))
+          .isInstanceOf(ServiceUnavailableException.class)
+          .hasMessageContaining("no MDS answered as leader");
+    }
+
+    // A refused address before a live one: passed over, as without fail-fast.
+    String real = HostPort.of(cluster.mdsAddress()).toString();
+    try (BraidClient c = failFast(freePort() + "," + real, "10s")) {
+      assertThat(c.stat("/").isDirectory()).isTrue();
+    }
+  }
+
   @Test
   void aCallRetriedWithTheSameIdIsAppliedOnce() throws IOException {
     RpcClient rpc = cluster.newClient("root");

@@ -27,6 +27,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -115,7 +116,7 @@ public final class MetadataClient implements ChunkService {
     int tried = 0;
     long backoff = MIN_BACKOFF_MS;
     ClusterMismatch refusal = null;
-    int connectionsRefused = 0;
+    Set<InetSocketAddress> refusedConnection = new HashSet<>();
     while (true) {
       InetSocketAddress target = leader;
       // No attempt outlives the failover deadline by more than a moment.
@@ -134,8 +135,15 @@ public final class MetadataClient implements ChunkService {
         Status s = StatusExceptions.statusOf(e);
         if (RemoteErrorInfo.of(e).isPresent()) {
           reached = true;
-        } else if (failFastWhenRefused && !reached && connectionRefused(e)) {
-          if (++connectionsRefused >= addresses.size()) {
+        } else if (failFastWhenRefused && !reached) {
+          // Only when every address refused, each at its latest try: a slow or paused MDS
+          // (a timeout) is waited for as usual.
+          if (connectionRefused(e)) {
+            refusedConnection.add(target);
+          } else {
+            refusedConnection.clear();
+          }
+          if (refusedConnection.containsAll(addresses)) {
             throw StatusExceptions.toIOException(
                 Status.UNAVAILABLE,
                 "connection refused by every MDS address " + addresses + ": no MDS listens there",
@@ -220,10 +228,10 @@ public final class MetadataClient implements ChunkService {
     leader = addresses.get(next);
   }
 
+  /** Whether the connection was refused: the connection's failure carries only the OS's words. */
   private static boolean connectionRefused(Throwable e) {
     for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof java.net.ConnectException
-          || String.valueOf(c.getMessage()).contains("Connection refused")) {
+      if (String.valueOf(c.getMessage()).contains("Connection refused")) {
         return true;
       }
     }

@@ -178,8 +178,7 @@ public final class RpcServer implements Service {
       lifeCycle.failed();
       close();
       String where = HostPort.of(bindAddress).toString();
-      if (String.valueOf(e.getMessage()).contains("Address already in use")
-          || e instanceof BindException) {
+      if (String.valueOf(e.getMessage()).contains("Address already in use")) {
         BindException b =
             new BindException(
                 id + ": cannot listen on " + where + ": another process listens there");
