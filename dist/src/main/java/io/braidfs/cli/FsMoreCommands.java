@@ -16,6 +16,7 @@ import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -227,13 +228,7 @@ final class FsMoreCommands {
 
     @Spec @Nullable CommandSpec spec;
 
-    @Option(names = "--help", usageHelp = true, description = "Show this help message and exit.")
-    boolean help;
-
-    @Option(
-        names = {"-h", "--human-readable"},
-        description = "Sizes in K, M, G, T (powers of 1024).")
-    boolean human;
+    @Mixin HumanSizes sizes = new HumanSizes();
 
     @Override
     public Integer call() {
@@ -251,14 +246,14 @@ final class FsMoreCommands {
                 List.of(
                     List.of("Filesystem", "Size", "Used", "Available", "Use%"),
                     List.of(
-                        name, bytes(size), bytes(used), bytes(st.rawAvailableBytes()), percent));
+                        name,
+                        sizes.format(size),
+                        sizes.format(used),
+                        sizes.format(st.rawAvailableBytes()),
+                        percent));
             FsNamespaceCommands.print(s, FsFormat.table(rows, 1, 2, 3, 4));
             return Braid.EXIT_OK;
           });
-    }
-
-    private String bytes(long n) {
-      return human ? FsFormat.human(n) : Long.toUnsignedString(n);
     }
   }
 

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -36,19 +37,12 @@ final class FsNamespaceCommands {
 
     @Spec @Nullable CommandSpec spec;
 
-    // -h is human-readable sizes here, as in ls(1) and hdfs dfs -ls: help is --help alone.
-    @Option(names = "--help", usageHelp = true, description = "Show this help message and exit.")
-    boolean help;
+    @Mixin HumanSizes sizes = new HumanSizes();
 
     @Option(
         names = {"-R", "--recursive"},
         description = "Everything under the directory, each with its whole path.")
     boolean recursive;
-
-    @Option(
-        names = {"-h", "--human-readable"},
-        description = "Sizes in K, M, G, T (powers of 1024).")
-    boolean human;
 
     @Parameters(
         arity = "0..1",
@@ -74,7 +68,7 @@ final class FsNamespaceCommands {
                         true,
                         (q, qa) -> {
                           if (!q.equals(p)) {
-                            rows.add(row(qa, q, human));
+                            rows.add(row(qa, q, sizes));
                           }
                         });
                   } catch (PathFailure e) {
@@ -86,22 +80,22 @@ final class FsNamespaceCommands {
                   for (DirectoryEntry e : session.list(p)) {
                     FileAttributes ea = e.attributes();
                     rows.add(
-                        row(ea != null ? ea : session.lstat(child(p, e.name())), e.name(), human));
+                        row(ea != null ? ea : session.lstat(child(p, e.name())), e.name(), sizes));
                   }
                 } else {
-                  rows.add(row(a, p, human));
+                  rows.add(row(a, p, sizes));
                 }
                 print(s, FsFormat.table(rows, 3));
                 return Braid.EXIT_OK;
               });
     }
 
-    private static List<String> row(FileAttributes a, String name, boolean human) {
+    private static List<String> row(FileAttributes a, String name, HumanSizes sizes) {
       return List.of(
           FsFormat.modeString(a),
           a.user(),
           a.group(),
-          human ? FsFormat.human(a.size()) : Long.toString(a.size()),
+          sizes.format(a.size()),
           FsFormat.minutes(a.mtimeNanos()),
           a.isSymlink() ? name + " -> " + a.symlinkTarget() : name);
     }
@@ -299,13 +293,7 @@ final class FsNamespaceCommands {
         description = "One line for PATH and everything under it.")
     boolean summary;
 
-    @Option(names = "--help", usageHelp = true, description = "Show this help message and exit.")
-    boolean help;
-
-    @Option(
-        names = {"-h", "--human-readable"},
-        description = "Sizes in K, M, G, T (powers of 1024).")
-    boolean human;
+    @Mixin HumanSizes sizes = new HumanSizes();
 
     @Parameters(
         arity = "0..1",
@@ -333,13 +321,7 @@ final class FsNamespaceCommands {
                 List<List<String>> rows = new ArrayList<>();
                 for (String t : targets) {
                   ContentSummary c = session.contentSummary(t);
-                  rows.add(
-                      List.of(
-                          human ? FsFormat.human(c.length()) : Long.toUnsignedString(c.length()),
-                          human
-                              ? FsFormat.human(c.spaceConsumed())
-                              : Long.toUnsignedString(c.spaceConsumed()),
-                          t));
+                  rows.add(List.of(sizes.format(c.length()), sizes.format(c.spaceConsumed()), t));
                 }
                 print(s, FsFormat.table(rows, 0, 1));
                 return Braid.EXIT_OK;

@@ -351,13 +351,7 @@ class FsCommandTest {
     Files.writeString(f, "x");
     ok("put", f.toString(), "/perm/sub/file");
     ok("put", f.toString(), "/perm/outside");
-    try (BraidClient c =
-        BraidClient.builder(
-                // No attribute cache: each stat sees what the commands just changed.
-                BraidConfig.fromMap(
-                    Map.of("braid.client.mds", mds, "braid.client.cache.attr-ttl", "0s")))
-            .user(System.getProperty("user.name"))
-            .build()) {
+    try (BraidClient c = client()) {
       c.symlink("/perm/outside", "/perm/sub/link", false);
 
       ok("chmod", "-R", "go-rx", "/perm/sub");
@@ -494,10 +488,7 @@ class FsCommandTest {
     assertThat(df.get(1)).startsWith("braid://" + mds).endsWith("%");
 
     // rm -f: a missing path is no error, an existing one goes, and so does a dangling symlink.
-    try (BraidClient c =
-        BraidClient.builder(BraidConfig.fromMap(Map.of("braid.client.mds", mds)))
-            .user(System.getProperty("user.name"))
-            .build()) {
+    try (BraidClient c = client()) {
       c.symlink("/tree/nowhere", "/tree/dangling", false);
     }
     ok("rm", "-f", "/tree/none", "/tree/top", "/tree/dangling");
@@ -538,10 +529,7 @@ class FsCommandTest {
     tail.start();
     Await.until("tail -f wrote the last KiB", Duration.ofSeconds(20), () -> out.size() == 1024);
     byte[] more = "appended while followed\n".getBytes(StandardCharsets.UTF_8);
-    try (BraidClient c =
-            BraidClient.builder(BraidConfig.fromMap(Map.of("braid.client.mds", mds)))
-                .user(System.getProperty("user.name"))
-                .build();
+    try (BraidClient c = client();
         io.braidfs.client.BraidOutputStream a = c.append("/ct")) {
       a.write(more);
     }
@@ -555,14 +543,21 @@ class FsCommandTest {
     assertThat(java.util.Arrays.copyOfRange(got, 1024, got.length)).isEqualTo(more);
   }
 
-  /** Fresh attributes from the MDS (no cache), for what the commands do not show. */
+  /**
+   * A client of the cluster as this user, without an attribute cache: each stat sees what the
+   * commands just changed.
+   */
+  private static BraidClient client() throws IOException {
+    return BraidClient.builder(
+            BraidConfig.fromMap(
+                Map.of("braid.client.mds", mds, "braid.client.cache.attr-ttl", "0s")))
+        .user(System.getProperty("user.name"))
+        .build();
+  }
+
+  /** Fresh attributes from the MDS, for what the commands do not show. */
   private static io.braidfs.client.FileAttributes attributes(String path) throws IOException {
-    try (BraidClient c =
-        BraidClient.builder(
-                BraidConfig.fromMap(
-                    Map.of("braid.client.mds", mds, "braid.client.cache.attr-ttl", "0s")))
-            .user(System.getProperty("user.name"))
-            .build()) {
+    try (BraidClient c = client()) {
       return c.stat(path);
     }
   }

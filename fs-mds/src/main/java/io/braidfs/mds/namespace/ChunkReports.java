@@ -249,33 +249,18 @@ public final class ChunkReports {
           Long.toUnsignedString(r.generation()),
           Long.toUnsignedString(file.record().getGeneration()),
           holder ? "treated as corrupt" : "deleted");
-      if (holder) {
-        ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.CORRUPT, c.getVersion());
-        repair.add(ref);
-      } else {
-        delete.add(state(ref, r.version(), r.length()));
-      }
+      unusable(server, ref, r, c, holder, ReplicaMap.Bad.CORRUPT, repair, delete);
       return;
     }
     if (r.version() < c.getVersion()) {
-      if (holder) {
-        ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.MISSING, c.getVersion());
-        repair.add(ref);
-      } else {
-        delete.add(state(ref, r.version(), r.length()));
-      }
+      unusable(server, ref, r, c, holder, ReplicaMap.Bad.MISSING, repair, delete);
       return;
     }
     if (r.version() > c.getVersion()) {
       return; // written past what the MDS recorded; left to lease recovery
     }
     if (r.state() == ReplicaState.REPLICA_STATE_CORRUPT) {
-      if (holder) {
-        ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.CORRUPT, c.getVersion());
-        repair.add(ref);
-      } else {
-        delete.add(state(ref, r.version(), r.length()));
-      }
+      unusable(server, ref, r, c, holder, ReplicaMap.Bad.CORRUPT, repair, delete);
       return;
     }
     if (holder) {
@@ -286,6 +271,24 @@ public final class ChunkReports {
     }
     if (r.state() == ReplicaState.REPLICA_STATE_FINALIZED && !copying.test(ref, server)) {
       delete.add(state(ref, r.version(), r.length())); // extra: the chunk has its holders
+    }
+  }
+
+  /** A replica that cannot count: a holder's is marked bad and repaired, anyone else's deleted. */
+  private void unusable(
+      int server,
+      ChunkRef ref,
+      ReplicaMap.Reported r,
+      ChunkRecord c,
+      boolean holder,
+      ReplicaMap.Bad why,
+      List<ChunkRef> repair,
+      List<ChunkState> delete) {
+    if (holder) {
+      ns.replicaMap.markBad(ref, server, why, c.getVersion());
+      repair.add(ref);
+    } else {
+      delete.add(state(ref, r.version(), r.length()));
     }
   }
 

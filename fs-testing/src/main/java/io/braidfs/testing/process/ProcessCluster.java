@@ -699,15 +699,7 @@ public final class ProcessCluster implements AutoCloseable {
       command.add(e.getKey() + "=" + withAddresses(e.getValue()));
     }
     s.serverId = 0;
-    s.process =
-        HostProcess.start(
-            ip(),
-            s.host,
-            s.host.name(),
-            command,
-            environment(config.serverJvmOptions),
-            requireNonNull(s.dir.getParent(), "a server's directory has a parent"),
-            logDir().resolve(s.host.name() + "-" + s.starts + ".log"));
+    startProcess(s, command);
   }
 
   /**
@@ -728,6 +720,11 @@ public final class ProcessCluster implements AutoCloseable {
     }
     config.keytabUsers.forEach(u -> command.add("keytab:" + u));
     config.ticketUsers.forEach(u -> command.add("ticket:" + u));
+    startProcess(s, command);
+  }
+
+  /** Runs {@code command} as server {@code s}'s process, its output in a log of this start. */
+  private void startProcess(Server s, List<String> command) throws IOException {
     s.process =
         HostProcess.start(
             ip(),
