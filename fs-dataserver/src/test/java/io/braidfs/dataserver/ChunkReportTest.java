@@ -86,6 +86,7 @@ class ChunkReportTest {
         .setVersion(version)
         .setLength(length)
         .setState(ReplicaState.REPLICA_STATE_FINALIZED)
+        .setGeneration(GENERATION) // the generation of the token it was written with
         .build();
   }
 

@@ -134,7 +134,9 @@ class RocksMetadataStoreTest extends AbstractMetadataStoreTest {
   @Test
   void aSecondStoreOnTheSameDirectoryFailsToStartAndLeaksNothing() {
     MetadataStore second = newStore(dir);
-    assertThatThrownBy(second::start).isInstanceOf(IOException.class).hasMessageContaining("lock");
+    assertThatThrownBy(second::start)
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("is in use by another server");
     assertThat(second.isWritable()).isFalse();
     second.close();
   }
