@@ -88,7 +88,7 @@ class ZkCommandTest {
                     + address
                     + ", data "
                     + dir
-                    + "): Address already in use");
+                    + "): Address already in use (choose another with --address)");
       }
     }
   }
