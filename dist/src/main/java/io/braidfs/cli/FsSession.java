@@ -133,21 +133,18 @@ final class FsSession {
 
   /** The path's attributes (a symlink followed), or null if nothing is there. */
   @Nullable FileAttributes statIfExists(String path) throws PathFailure {
-    try {
-      return client.stat(path);
-    } catch (IOException e) {
-      Status s = StatusExceptions.statusOf(e);
-      if (s == Status.NOT_FOUND || s == Status.NOT_DIRECTORY) {
-        return null;
-      }
-      throw new PathFailure(path, e);
-    }
+    return ifExists(path, () -> client.stat(path));
   }
 
   /** The path's own attributes (a symlink not followed), or null if nothing is there. */
   @Nullable FileAttributes lstatIfExists(String path) throws PathFailure {
+    return ifExists(path, () -> client.lstat(path));
+  }
+
+  private static @Nullable FileAttributes ifExists(String path, Call<FileAttributes> call)
+      throws PathFailure {
     try {
-      return client.lstat(path);
+      return call.call();
     } catch (IOException e) {
       Status s = StatusExceptions.statusOf(e);
       if (s == Status.NOT_FOUND || s == Status.NOT_DIRECTORY) {
@@ -190,10 +187,7 @@ final class FsSession {
       String inTheWay = destination;
       try {
         if (client.stat(destination).isDirectory()) {
-          String trimmed = source.replaceAll("/+$", "");
-          inTheWay =
-              FsNamespaceCommands.child(
-                  destination, trimmed.substring(trimmed.lastIndexOf('/') + 1));
+          inTheWay = FsNamespaceCommands.child(destination, FsNamespaceCommands.name(source));
         }
       } catch (IOException ignored) {
         // the destination itself, then
@@ -284,7 +278,7 @@ final class FsSession {
     }
     int failures = 0;
     for (DirectoryEntry e : entries) {
-      String child = dir.endsWith("/") ? dir + e.name() : dir + "/" + e.name();
+      String child = FsNamespaceCommands.child(dir, e.name());
       FileAttributes a;
       try {
         FileAttributes listed = e.attributes();

@@ -13,6 +13,12 @@ final class HumanSizes {
   boolean help;
 
   @Option(
+      names = {"-V", "--version"},
+      versionHelp = true,
+      description = "Print version information and exit.")
+  boolean version;
+
+  @Option(
       names = {"-h", "--human-readable"},
       description = "Sizes in K, M, G, T (powers of 1024).")
   boolean human;

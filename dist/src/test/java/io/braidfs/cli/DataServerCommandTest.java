@@ -170,7 +170,8 @@ class DataServerCommandTest {
           "a warning that the MDS cannot be reached; " + log,
           TIMEOUT,
           () -> readLog(log).contains("WARN"));
-      Thread.sleep(500); // five more retries
+      // That nothing more is logged can only be seen over a window: five more retries (100 ms).
+      Thread.sleep(500);
       assertThat(readLog(log).lines().filter(l -> l.contains("cannot reach the MDS at")).toList())
           .singleElement()
           .asString()

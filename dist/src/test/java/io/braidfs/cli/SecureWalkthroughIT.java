@@ -9,7 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -184,18 +187,18 @@ class SecureWalkthroughIT {
       return;
     }
     long pid = Long.parseLong(Files.readString(pidFile).strip());
-    ProcessHandle.of(pid)
-        .ifPresent(
-            h -> {
-              h.descendants().forEach(ProcessHandle::destroy);
-              h.destroy();
-            });
-    for (int i = 0;
-        i < 150 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-        i++) {
-      Thread.sleep(100);
+    Optional<ProcessHandle> handle = ProcessHandle.of(pid);
+    if (handle.isEmpty()) {
+      return;
     }
-    ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+    ProcessHandle h = handle.get();
+    h.descendants().forEach(ProcessHandle::destroy);
+    h.destroy();
+    try {
+      h.onExit().get(15, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      h.destroyForcibly(); // SIGTERM was not enough within 15 s
+    }
   }
 
   private static String quote(String s) {

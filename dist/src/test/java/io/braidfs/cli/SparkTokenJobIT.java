@@ -84,6 +84,7 @@ class SparkTokenJobIT {
       if (!kdc.isAlive() || System.nanoTime() > deadline) {
         throw new IllegalStateException("the KDC did not start:\n" + Files.readString(log));
       }
+      // fs-testing's Await is not on the Spark classpath this test runs on (dist's pom.xml).
       Thread.sleep(100);
     }
     braid =
