@@ -56,6 +56,10 @@ import io.braidfs.proto.GetServerDefaultsRequest;
 import io.braidfs.proto.GetServerDefaultsResponse;
 import io.braidfs.proto.GetXattrRequest;
 import io.braidfs.proto.GetXattrResponse;
+import io.braidfs.proto.HaSnapshotReadRequest;
+import io.braidfs.proto.HaSnapshotReadResponse;
+import io.braidfs.proto.HaSnapshotRequest;
+import io.braidfs.proto.HaSnapshotResponse;
 import io.braidfs.proto.HaStatusRequest;
 import io.braidfs.proto.HaStatusResponse;
 import io.braidfs.proto.HeartbeatRequest;
@@ -508,6 +512,18 @@ public final class RpcMethod<Q extends Message, R extends Message> {
           "Failover",
           FailoverRequest.getDefaultInstance(),
           FailoverResponse.getDefaultInstance());
+  public static final RpcMethod<HaSnapshotRequest, HaSnapshotResponse> HA_SNAPSHOT =
+      define(
+          ADMIN_SERVICE,
+          "HaSnapshot",
+          HaSnapshotRequest.getDefaultInstance(),
+          HaSnapshotResponse.getDefaultInstance());
+  public static final RpcMethod<HaSnapshotReadRequest, HaSnapshotReadResponse> HA_SNAPSHOT_READ =
+      define(
+          ADMIN_SERVICE,
+          "HaSnapshotRead",
+          HaSnapshotReadRequest.getDefaultInstance(),
+          HaSnapshotReadResponse.getDefaultInstance());
 
   // ---- DataService (300-399): chunk I/O and MDS commands, served by data servers ----------------
   public static final RpcMethod<WriteChunkRequest, WriteChunkResponse> WRITE_CHUNK =

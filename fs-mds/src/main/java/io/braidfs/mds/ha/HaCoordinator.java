@@ -209,6 +209,30 @@ public final class HaCoordinator implements Service {
     }
   }
 
+  /**
+   * The RPC addresses of the replicas in the election now, read from the latch's znodes, so a
+   * replica that has not joined (one bootstrapping its store) sees them too.
+   */
+  public java.util.List<String> peers() throws IOException {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    try {
+      for (String child : client().getChildren().forPath(root + "/latch")) {
+        try {
+          byte[] data = client().getData().forPath(root + "/latch/" + child);
+          String peer = new String(data, StandardCharsets.UTF_8);
+          if (!peer.isEmpty() && !out.contains(peer)) {
+            out.add(peer);
+          }
+        } catch (KeeperException.NoNodeException gone) {
+          // left the election meanwhile
+        }
+      }
+      return out;
+    } catch (Exception e) {
+      throw zkFailure("list the replicas in the election", e);
+    }
+  }
+
   /** Adds a listener for connection changes (SUSPENDED, LOST, RECONNECTED). */
   public void onConnectionChange(java.util.function.Consumer<ConnectionState> listener) {
     client().getConnectionStateListenable().addListener((c, s) -> listener.accept(s));

@@ -55,10 +55,31 @@ public final class LedgerJournal implements Journal {
   private record InFlight(
       JournalRecord record, PendingWrites.Added added, CompletableFuture<Long> future) {}
 
+  /** Starts the term's next ledger once the current one holds enough records. */
+  @FunctionalInterface
+  public interface Roller {
+    /**
+     * Creates the next ledger, whose first entry will be record {@code firstIndex}, and publishes
+     * it as the journal's last; called on the appending thread after the current ledger is closed.
+     *
+     * @throws IOException if it cannot: the journal then fails, as on a refused append
+     */
+    WriteHandle next(long firstIndex) throws IOException;
+  }
+
   private final String id;
   private final WalJournal local;
-  private final WriteHandle ledger;
-  private final long firstIndex;
+  private final Roller roller;
+  private final long recordsPerLedger;
+
+  /** The ledger appends go to, and the index of its first record; changed only by a roll. */
+  private volatile WriteHandle ledger;
+
+  private volatile long firstIndex;
+
+  /** The last append's completion, acknowledgement handled: what a roll waits for. */
+  private volatile CompletableFuture<?> lastAppend = CompletableFuture.completedFuture(null);
+
   private final Clock clock;
   private final Consumer<IOException> onFailure;
   private final PendingWrites view;
@@ -75,6 +96,7 @@ public final class LedgerJournal implements Journal {
    * A journal continuing {@code local} (which must hold every record before {@code firstIndex}) in
    * {@code ledger}, whose first entry will be record {@code firstIndex}.
    *
+   * @param recordsPerLedger records after which {@code roller} starts the next ledger
    * @param onFailure told once, on a BookKeeper thread, when the ledger refuses an append
    */
   public LedgerJournal(
@@ -82,9 +104,13 @@ public final class LedgerJournal implements Journal {
       WalJournal local,
       WriteHandle ledger,
       long firstIndex,
+      long recordsPerLedger,
+      Roller roller,
       Clock clock,
       Consumer<IOException> onFailure) {
     this.id = id;
+    this.recordsPerLedger = recordsPerLedger;
+    this.roller = roller;
     this.local = Objects.requireNonNull(local, "local");
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.firstIndex = firstIndex;
@@ -112,6 +138,9 @@ public final class LedgerJournal implements Journal {
       throw new StoreException(Status.NOT_LEADER, id + ": the journal is closed", null);
     }
     long index = lastIndex + 1;
+    if (index - firstIndex >= recordsPerLedger) {
+      roll(index);
+    }
     JournalRecord record =
         new JournalRecord(index, operation, clock.currentTimeMillis() * 1_000_000L, batch);
     byte[] entry = Ledgers.encode(record); // refuses a batch writing the journal family
@@ -123,8 +152,62 @@ public final class LedgerJournal implements Journal {
     } finally {
       lock.unlock();
     }
-    ledger.appendAsync(entry).whenComplete((entryId, err) -> acknowledged(index, entryId, err));
+    lastAppend =
+        ledger.appendAsync(entry).whenComplete((entryId, err) -> acknowledged(index, entryId, err));
     return future;
+  }
+
+  /**
+   * Closes the current ledger once every record sent to it is acknowledged, then continues in the
+   * next one from record {@code next}. Appends wait meanwhile (a few milliseconds every {@code
+   * recordsPerLedger} records): so every ledger but the last is closed before its successor is
+   * published, and a reader or a recovery never meets an open ledger in the middle of the list.
+   */
+  private void roll(long next) throws IOException {
+    WriteHandle old = ledger;
+    try {
+      lastAppend.get(Ledgers.OP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      StoreException f = failure;
+      if (f != null) {
+        throw f;
+      }
+      old.closeAsync().get(Ledgers.OP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      WriteHandle h = roller.next(next);
+      ledger = h;
+      firstIndex = next;
+      LOG.info(
+          "{}: journal continues in ledger {} from record {} (ledger {} closed)",
+          id,
+          h.getId(),
+          next,
+          old.getId());
+    } catch (StoreException e) {
+      throw e;
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      Throwable c =
+          e instanceof java.util.concurrent.ExecutionException && e.getCause() != null
+              ? e.getCause()
+              : e;
+      lock.lock();
+      try {
+        LOG.warn(
+            "{}: cannot start the journal's next ledger; this MDS stops leading: {}",
+            id,
+            c.toString());
+        StoreException f =
+            new StoreException(
+                Status.NOT_LEADER,
+                id + ": cannot start the journal's next ledger at record " + next + ": " + c,
+                c);
+        failLocked(f);
+        throw f;
+      } finally {
+        lock.unlock();
+      }
+    }
   }
 
   /** Called in entry order for each append's outcome. */

@@ -31,6 +31,24 @@ public record LedgerList(List<Ledger> ledgers) {
   }
 
   /**
+   * This list without its oldest ledgers whose every record precedes {@code keepFrom}: a ledger
+   * goes only when the next one starts at or before {@code keepFrom}, so the last ledger always
+   * stays and what remains has no gap.
+   */
+  public LedgerList trimmedBefore(long keepFrom) {
+    int drop = 0;
+    while (drop + 1 < ledgers.size() && ledgers.get(drop + 1).firstIndex() <= keepFrom) {
+      drop++;
+    }
+    return drop == 0 ? this : new LedgerList(ledgers.subList(drop, ledgers.size()));
+  }
+
+  /** The index of the first record the journal still holds; 1 when the list is empty. */
+  public long firstIndex() {
+    return ledgers.isEmpty() ? 1 : ledgers.get(0).firstIndex();
+  }
+
+  /**
    * The index of the ledger holding record {@code index}: the last one starting at or before it.
    */
   public int ledgerOf(long index) {

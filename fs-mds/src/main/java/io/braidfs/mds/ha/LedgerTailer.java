@@ -37,14 +37,25 @@ public final class LedgerTailer {
   private final Ledgers ledgers;
   private final WalJournal local;
   private final Duration interval;
+  private final java.util.function.Consumer<StoreTooOldException> tooOld;
   private volatile boolean stopping;
   private @Nullable Thread thread;
   private @Nullable ReadHandle open;
   private volatile @Nullable String lastProblem;
 
+  /**
+   * @param tooOld told (on the polling thread, which then ends) when the journal was trimmed past
+   *     this replica's store
+   */
   public LedgerTailer(
-      String id, HaCoordinator coordinator, Ledgers ledgers, WalJournal local, Duration interval) {
+      String id,
+      HaCoordinator coordinator,
+      Ledgers ledgers,
+      WalJournal local,
+      Duration interval,
+      java.util.function.Consumer<StoreTooOldException> tooOld) {
     this.id = id;
+    this.tooOld = tooOld;
     this.coordinator = coordinator;
     this.ledgers = ledgers;
     this.local = local;
@@ -81,6 +92,11 @@ public final class LedgerTailer {
       try {
         catchUp(coordinator.ledgers().list(), false);
         lastProblem = null;
+      } catch (StoreTooOldException e) {
+        if (!stopping) {
+          tooOld.accept(e);
+        }
+        break;
       } catch (IOException | RuntimeException e) {
         if (stopping) {
           break;
@@ -105,8 +121,8 @@ public final class LedgerTailer {
    * can append no more, and every record it acknowledged is read.
    *
    * @return the index of the last record applied
-   * @throws IOException if a ledger cannot be read, or the store is older than the journal's first
-   *     ledger (it must be rebuilt from a peer)
+   * @throws StoreTooOldException if the store ends before the journal's first retained record
+   * @throws IOException if a ledger cannot be read
    */
   public long catchUp(LedgerList list, boolean recoverLast) throws IOException {
     List<LedgerList.Ledger> all = list.ledgers();
@@ -115,13 +131,7 @@ public final class LedgerTailer {
     }
     long next = local.lastIndex() + 1;
     if (next < all.get(0).firstIndex()) {
-      throw new IOException(
-          id
-              + ": this replica's store ends at record "
-              + (next - 1)
-              + " but the journal now starts at "
-              + all.get(0).firstIndex()
-              + "; rebuild it from a peer's copy");
+      throw new StoreTooOldException(id, next - 1, all.get(0).firstIndex());
     }
     // A takeover (recoverLast) runs after stop(): it must read to the end whatever the flag says.
     java.util.function.BooleanSupplier halted = () -> !recoverLast && stopping;

@@ -187,6 +187,25 @@ public final class Ledgers implements Service {
         (recover ? "recover" : "open") + " journal ledger " + ledgerId);
   }
 
+  /**
+   * Deletes ledger {@code ledgerId} in the background (a trimmed one: the list no longer names it).
+   * A failure only leaves its space behind, and is logged.
+   */
+  public void delete(long ledgerId) {
+    bk().newDeleteLedgerOp()
+        .withLedgerId(ledgerId)
+        .execute()
+        .whenComplete(
+            (v, e) -> {
+              if (e == null) {
+                LOG.info("{}: deleted journal ledger {}", id, ledgerId);
+              } else {
+                LOG.warn(
+                    "{}: cannot delete trimmed journal ledger {}: {}", id, ledgerId, e.toString());
+              }
+            });
+  }
+
   /** Reads entries {@code first..last} of {@code handle} as records. */
   public List<JournalRecord> read(ReadHandle handle, long first, long last) throws IOException {
     List<JournalRecord> out = new ArrayList<>((int) (last - first + 1));

@@ -93,6 +93,34 @@ public final class MdsHaConfigKeys implements ConfigKeySet {
           Duration.ofMinutes(1),
           "How often a standby polls the journal for records to apply.");
 
+  public static final ConfigKey<Long> LEDGER_RECORDS =
+      ConfigKey.longKey(
+          "braid.mds.ha.ledger-records",
+          100_000L,
+          1L,
+          Long.MAX_VALUE,
+          "Journal records per BookKeeper ledger: the leader then closes the ledger and starts"
+              + " another (appends wait for that, a few milliseconds), so whole old ledgers can be"
+              + " deleted.");
+
+  public static final ConfigKey<Long> LEDGER_RETAINED_RECORDS =
+      ConfigKey.longKey(
+          "braid.mds.ha.retained-records",
+          1_000_000L,
+          1L,
+          Long.MAX_VALUE,
+          "Journal records kept in BookKeeper behind the leader's last: a ledger whose every"
+              + " record is older is deleted when the next ledger starts. A replica that falls"
+              + " further behind (or starts with an empty store) copies a peer's store first.");
+
+  public static final ConfigKey<Duration> SNAPSHOT_IDLE =
+      ConfigKey.duration(
+          "braid.mds.ha.snapshot-idle",
+          Duration.ofMinutes(5),
+          Duration.ofSeconds(1),
+          Duration.ofDays(1),
+          "How long a store copy made for a bootstrapping replica is kept after its last read.");
+
   private static final List<ConfigKey<?>> KEYS =
       List.of(
           ZK,
@@ -104,7 +132,10 @@ public final class MdsHaConfigKeys implements ConfigKeySet {
           BOOKIE_DIR,
           ENSEMBLE,
           ACK_QUORUM,
-          TAIL_INTERVAL);
+          TAIL_INTERVAL,
+          LEDGER_RECORDS,
+          LEDGER_RETAINED_RECORDS,
+          SNAPSHOT_IDLE);
 
   /** For {@link java.util.ServiceLoader}; the keys themselves are static. */
   public MdsHaConfigKeys() {}

@@ -81,7 +81,7 @@ final class AdminHandlers {
                           .build()));
         },
         mutationThread);
-    ha.registerStatus(b, readPool); // the leader hint may ask ZooKeeper
+    ha.registerReplicaCalls(b, readPool); // the leader hint may ask ZooKeeper
     b.handle(
         RpcMethod.FAILOVER,
         c -> {

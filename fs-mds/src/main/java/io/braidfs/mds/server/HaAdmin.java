@@ -6,6 +6,7 @@ import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcServer;
 import io.braidfs.common.rpc.ServerCall;
+import io.braidfs.mds.ha.StoreSnapshots;
 import io.braidfs.mds.namespace.Namespace;
 import io.braidfs.proto.ErrorInfo;
 import io.braidfs.proto.FailoverRequest;
@@ -17,6 +18,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -54,11 +56,30 @@ final class HaAdmin {
   }
 
   /**
-   * Registers HaStatus alone, for a standby's server. {@code executor} may be null (the event loop)
-   * where the leader hint is as cheap as the standby's NOT_LEADER answers, which name it too.
+   * The calls every replica answers, a standby too: {@link #registerReplicaCalls} registers them.
    */
-  void registerStatus(RpcServer.Builder b, @Nullable Executor executor) {
+  static final Set<RpcMethod<?, ?>> REPLICA_CALLS =
+      Set.of(RpcMethod.HA_STATUS, RpcMethod.HA_SNAPSHOT, RpcMethod.HA_SNAPSHOT_READ);
+
+  /**
+   * Registers HaStatus and, for an HA replica, the store copies a bootstrapping peer reads (only
+   * the cluster's own servers may ask: a copy holds every secret of the cluster). {@code executor}
+   * may be null (the event loop) where the leader hint is as cheap as the standby's NOT_LEADER
+   * answers, which name it too; copies are made and read on their own thread.
+   */
+  void registerReplicaCalls(RpcServer.Builder b, @Nullable Executor executor) {
     b.handle(RpcMethod.HA_STATUS, c -> c.reply(status()), executor);
+    StoreSnapshots copies = mds.snapshots();
+    if (copies != null) {
+      b.handle(
+          RpcMethod.HA_SNAPSHOT,
+          mds.servicePeers().only(c -> c.reply(copies.open())),
+          copies.executor());
+      b.handle(
+          RpcMethod.HA_SNAPSHOT_READ,
+          mds.servicePeers().only(c -> c.reply(copies.read(c.request()))),
+          copies.executor());
+    }
   }
 
   /** This MDS now, as HaStatus answers. */

@@ -18,6 +18,7 @@ import io.braidfs.mds.ha.LedgerList;
 import io.braidfs.mds.ha.LedgerTailer;
 import io.braidfs.mds.ha.Ledgers;
 import io.braidfs.mds.ha.MdsHaConfigKeys;
+import io.braidfs.mds.ha.StoreTooOldException;
 import io.braidfs.mds.journal.WalJournal;
 import io.braidfs.mds.namespace.DelegationTokens;
 import io.braidfs.mds.namespace.Namespace;
@@ -67,6 +68,11 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
   private @Nullable WalJournal local;
   private @Nullable RpcServer standby;
   private volatile boolean leading;
+
+  /** The journal's ledger list as this leader last published it, and its znode version. */
+  private volatile LedgerList published = LedgerList.EMPTY;
+
+  private volatile int publishedVersion = -1;
 
   /** Which start of the MDS's services this is: its step-downs name it. */
   private final int generation;
@@ -137,6 +143,12 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
       mds.bookie(b);
       b.start();
     }
+    // A store that ends before the journal's first retained record cannot catch up from the
+    // ledgers: the MDS copies a peer's store first (a new or wiped replica, or one down too long).
+    long journalFirst = c.ledgers().list().firstIndex();
+    if (store.appliedIndex() + 1 < journalFirst) {
+      throw new StoreTooOldException(id, store.appliedIndex(), journalFirst);
+    }
     Ledgers l =
         new Ledgers(
             id,
@@ -146,7 +158,14 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
             c.sessionTimeout());
     ledgers = l;
     l.start();
-    LedgerTailer t = new LedgerTailer(id, c, l, j, config.get(MdsHaConfigKeys.TAIL_INTERVAL));
+    LedgerTailer t =
+        new LedgerTailer(
+            id,
+            c,
+            l,
+            j,
+            config.get(MdsHaConfigKeys.TAIL_INTERVAL),
+            e -> mds.stepDown(generation, String.valueOf(e.getMessage())));
     tailer = t;
     t.start();
     mds.role(MdsServer.Role.STANDBY);
@@ -179,10 +198,12 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
             return "";
           }
         });
-    new HaAdmin(mds, id, true).registerStatus(b, null); // braid admin ha asks every replica
+    // braid admin ha asks every replica; a bootstrapping replica may copy a standby's store.
+    new HaAdmin(mds, id, true).registerReplicaCalls(b, null);
     for (RpcMethod<?, ?> m : RpcMethod.all()) {
       int mid = m.id();
-      if (m != RpcMethod.HA_STATUS && ((mid >= 100 && mid < 300) || (mid >= 400 && mid < 450))) {
+      if (!HaAdmin.REPLICA_CALLS.contains(m)
+          && ((mid >= 100 && mid < 300) || (mid >= 400 && mid < 450))) {
         refuse(b, m);
       }
     }
@@ -283,7 +304,9 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
               v.list().ledgers().isEmpty() ? c.sessionTimeout().multipliedBy(2) : Duration.ZERO,
               config.get(MdsHaConfigKeys.CONNECT_TIMEOUT));
       long first = last + 1;
-      c.publishLedgers(v.list().plus(new LedgerList.Ledger(h.getId(), first)), v.version());
+      published = v.list();
+      publishedVersion = v.version();
+      publish(c, l, h, first);
       if (!c.hasLeadership()) {
         throw StatusExceptions.toIOException(Status.NOT_LEADER, "lost the latch while taking over");
       }
@@ -293,6 +316,8 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
               j,
               h,
               first,
+              config.get(MdsHaConfigKeys.LEDGER_RECORDS),
+              next -> nextLedger(c, l, epoch, next),
               clock,
               e -> mds.stepDown(generation, "the journal refused a record: " + e.getMessage()));
       RpcServer s = standby;
@@ -321,6 +346,42 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
           (System.nanoTime() - started) / 1_000_000);
     } catch (IOException | RuntimeException e) {
       mds.stepDown(generation, "could not take over: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Creates this term's next ledger (the current one is closed) and publishes it: {@link
+   * LedgerJournal}'s roller, on the namespace thread.
+   */
+  private WriteHandle nextLedger(HaCoordinator c, Ledgers l, long epoch, long first)
+      throws IOException {
+    WriteHandle h = l.create(epoch, Duration.ZERO, config.get(MdsHaConfigKeys.CONNECT_TIMEOUT));
+    // If publishing fails the new ledger is left (empty) rather than deleted: after a lost
+    // connection the list may name it after all, and a successor must find it.
+    publish(c, l, h, first);
+    return h;
+  }
+
+  /**
+   * Publishes the journal's ledger list with {@code h}, starting at record {@code first}, as its
+   * last, without the oldest ledgers whose records are all more than {@code
+   * braid.mds.ha.retained-records} behind (deleted once the list no longer names them), in a
+   * ZooKeeper transaction that also checks this replica still holds the latch.
+   */
+  private void publish(HaCoordinator c, Ledgers l, WriteHandle h, long first) throws IOException {
+    LedgerList before = published;
+    LedgerList next =
+        before
+            .plus(new LedgerList.Ledger(h.getId(), first))
+            .trimmedBefore(first - config.get(MdsHaConfigKeys.LEDGER_RETAINED_RECORDS));
+    c.publishLedgers(next, publishedVersion);
+    // A znode's version rises by one with each change, and only the leader changes this one.
+    publishedVersion = publishedVersion < 0 ? 0 : publishedVersion + 1;
+    published = next;
+    for (LedgerList.Ledger old : before.ledgers()) {
+      if (!next.ledgers().contains(old)) {
+        l.delete(old.id());
+      }
     }
   }
 

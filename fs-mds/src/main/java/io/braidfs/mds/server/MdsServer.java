@@ -19,6 +19,9 @@ import io.braidfs.mds.cluster.DataServer;
 import io.braidfs.mds.cluster.DataServerRegistry;
 import io.braidfs.mds.cluster.MdsClusterConfigKeys;
 import io.braidfs.mds.ha.MdsHaConfigKeys;
+import io.braidfs.mds.ha.StoreBootstrap;
+import io.braidfs.mds.ha.StoreSnapshots;
+import io.braidfs.mds.ha.StoreTooOldException;
 import io.braidfs.mds.journal.Journal;
 import io.braidfs.mds.journal.SyncStats;
 import io.braidfs.mds.journal.WalJournal;
@@ -107,6 +110,11 @@ public final class MdsServer implements Service {
   /** Where a restart listens: the address first bound (its port, if configured as 0). */
   private @Nullable InetSocketAddress rebind;
 
+  /** Store copies for bootstrapping peers (HA replicas only). */
+  private volatile @Nullable StoreSnapshots snapshots;
+
+  private volatile boolean closing;
+
   private final CompletableFuture<String> stopped = new CompletableFuture<>();
   private @Nullable ExecutorService mutationThread;
   private @Nullable ExecutorService readPool;
@@ -154,7 +162,48 @@ public final class MdsServer implements Service {
     }
   }
 
+  /**
+   * Starts the services; an HA replica whose store is too old to follow the journal first copies a
+   * peer's store ({@link StoreBootstrap}) and starts again.
+   */
   private void startServices() throws IOException {
+    while (true) {
+      try {
+        startServicesOnce();
+        return;
+      } catch (StoreTooOldException e) {
+        LOG.warn("{}", e.getMessage());
+        RpcServer server = rpc;
+        if (server != null) {
+          rebind = server.boundAddress();
+        }
+        closeServices();
+        bootstrapStore();
+      }
+    }
+  }
+
+  /** Stages a copy of a peer's store, which the next start installs. */
+  private void bootstrapStore() throws IOException {
+    String host =
+        HostPort.parseSetting(MdsConfigKeys.ADDRESS.name(), config.get(MdsConfigKeys.ADDRESS))
+            .getHostString();
+    try (RpcClient c =
+        RpcClient.builder("braid-" + id + "-bootstrap")
+            .options(RpcOptions.from(config))
+            .credentials(Security.clientCredentials(config, host))
+            .tls(Tls.forServer(config, id))
+            .build()) {
+      c.start();
+      new StoreBootstrap(id, config, StoreOptions.from(config).dir(), c, () -> !closing).fetch();
+    }
+  }
+
+  private void startServicesOnce() throws IOException {
+    boolean replica = !config.get(MdsHaConfigKeys.ZK).isEmpty();
+    if (replica) {
+      StoreBootstrap.installIfStaged(id, StoreOptions.from(config).dir());
+    }
     CachedMetadataStore s =
         new CachedMetadataStore(
             new RocksMetadataStore(id, StoreOptions.from(config), failure -> stopAfterFailure()),
@@ -167,7 +216,7 @@ public final class MdsServer implements Service {
             ? configured
             : HostPort.parseSetting(
                 MdsConfigKeys.ADDRESS.name(), config.get(MdsConfigKeys.ADDRESS));
-    if (config.get(MdsHaConfigKeys.ZK).isEmpty()) {
+    if (!replica) {
       WalJournal j = new WalJournal(id, s, config, clock);
       local = j;
       journal = j;
@@ -175,6 +224,19 @@ public final class MdsServer implements Service {
       serve(s, j, 1, bind);
       role = Role.LEADER;
     } else {
+      snapshots =
+          new StoreSnapshots(
+              id,
+              StoreOptions.from(config).dir(),
+              s,
+              () -> {
+                try {
+                  return Namespace.storedClusterId(s);
+                } catch (IOException e) {
+                  return "";
+                }
+              },
+              config.get(MdsHaConfigKeys.SNAPSHOT_IDLE));
       HaReplica h = new HaReplica(this, config, clock, s, generation.incrementAndGet());
       ha = h;
       h.start(bind);
@@ -589,6 +651,16 @@ public final class MdsServer implements Service {
     return j == null || ha != null ? SyncStats.NONE : j.syncStats();
   }
 
+  /** Store copies for bootstrapping peers; null unless an HA replica runs. */
+  @Nullable StoreSnapshots snapshots() {
+    return snapshots;
+  }
+
+  /** Who may make the calls only the cluster's own servers make. */
+  ServicePeers servicePeers() {
+    return ServicePeers.from(config);
+  }
+
   /** The store with its in-memory cache, for tests in this package. */
   CachedMetadataStore cache() {
     CachedMetadataStore s = store;
@@ -612,6 +684,7 @@ public final class MdsServer implements Service {
     if (!lifeCycle.closeTransition()) {
       return;
     }
+    closing = true; // a bootstrap in progress (under restartLock) stops
     synchronized (restartLock) {
       closeServices();
     }
@@ -652,6 +725,11 @@ public final class MdsServer implements Service {
     if (h != null) {
       h.close();
     }
+    StoreSnapshots copies = snapshots;
+    if (copies != null) {
+      copies.close();
+    }
+    snapshots = null;
     WalJournal l = local;
     if (l != null) {
       l.close();

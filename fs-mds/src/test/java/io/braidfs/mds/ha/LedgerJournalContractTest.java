@@ -51,6 +51,19 @@ class LedgerJournalContractTest extends JournalContract {
   private final List<IOException> failures = new CopyOnWriteArrayList<>();
   private WriteHandle ledger;
 
+  /**
+   * Records per ledger of the journals {@link #open} makes: small, so the whole contract runs
+   * across ledger rolls.
+   */
+  private long perLedger = 3;
+
+  private volatile boolean failRolls;
+
+  /** The first record of each ledger the journal rolled to, in order. */
+  private final List<Long> rolls = new CopyOnWriteArrayList<>();
+
+  private final List<WriteHandle> rolledTo = new CopyOnWriteArrayList<>();
+
   @BeforeAll
   static void startCluster() throws Exception {
     zk =
@@ -101,7 +114,22 @@ class LedgerJournalContractTest extends JournalContract {
     ledger = ledgers.create(1, Duration.ofSeconds(5), Duration.ofSeconds(30));
     LedgerJournal j =
         new LedgerJournal(
-            "mds-c", local, ledger, local.lastIndex() + 1, Clock.system(), failures::add);
+            "mds-c",
+            local,
+            ledger,
+            local.lastIndex() + 1,
+            perLedger,
+            first -> {
+              if (failRolls) {
+                throw new IOException("lost the latch while publishing");
+              }
+              WriteHandle h = ledgers.create(1, Duration.ofSeconds(5), Duration.ofSeconds(30));
+              rolls.add(first);
+              rolledTo.add(h);
+              return h;
+            },
+            Clock.system(),
+            failures::add);
     return new Opened(
         j,
         store,
@@ -113,7 +141,73 @@ class LedgerJournalContractTest extends JournalContract {
   }
 
   @Test
+  void aFullLedgerIsClosedWithItsRecordsAndTheJournalGoesOnInTheNext() throws Exception {
+    perLedger = 10;
+    Opened o = open();
+    try {
+      LedgerJournal j = (LedgerJournal) o.journal();
+      long first = j.lastIndex() + 1;
+      WriteHandle initial = ledger;
+      List<CompletableFuture<Long>> acks = new ArrayList<>();
+      for (int i = 0; i < 25; i++) {
+        acks.add(j.append("create", create(i + 1)));
+      }
+      for (CompletableFuture<Long> a : acks) {
+        a.get(30, TimeUnit.SECONDS);
+      }
+      assertThat(rolls).containsExactly(first + 10, first + 20);
+      assertThat(j.ledgerId()).isEqualTo(rolledTo.get(1).getId());
+      // Every ledger but the last is closed, holding exactly its ten records, in order.
+      List<Long> ids = List.of(initial.getId(), rolledTo.get(0).getId());
+      for (int l = 0; l < ids.size(); l++) {
+        ReadHandle h = ledgers.open(ids.get(l), false);
+        assertThat(h.isClosed()).isTrue();
+        assertThat(h.getLastAddConfirmed()).isEqualTo(9);
+        assertThat(ledgers.read(h, 0, 9))
+            .extracting(r -> r.index())
+            .containsExactlyElementsOf(
+                java.util.stream.LongStream.range(first + 10L * l, first + 10L * (l + 1))
+                    .boxed()
+                    .toList());
+        h.close();
+      }
+      assertThat(failures).isEmpty();
+    } finally {
+      o.closer().close();
+    }
+  }
+
+  @Test
+  void aRollThatFailsEndsTheJournalLikeARefusedAppend() throws Exception {
+    perLedger = 2;
+    Opened o = open();
+    try {
+      LedgerJournal j = (LedgerJournal) o.journal();
+      j.append("create", create(1)).get(30, TimeUnit.SECONDS);
+      j.append("create", create(2)).get(30, TimeUnit.SECONDS);
+      failRolls = true; // the next ledger cannot be published (another replica leads)
+      long full = j.ledgerId();
+      assertThatThrownBy(() -> j.append("create", create(3)))
+          .isInstanceOfSatisfying(
+              StoreException.class, e -> assertThat(e.status()).isEqualTo(Status.NOT_LEADER))
+          .hasMessageContaining("next ledger");
+      assertThat(failures).hasSize(1);
+      assertThat(rolls).isEmpty();
+      assertThat(o.store().get(ColumnFamily.INODES, Keys.inode(3))).isNull();
+      assertThatThrownBy(() -> j.append("create", create(4))).isInstanceOf(StoreException.class);
+      // The full ledger was closed first, with its two records.
+      ReadHandle h = ledgers.open(full, false);
+      assertThat(h.isClosed()).isTrue();
+      assertThat(h.getLastAddConfirmed()).isEqualTo(1);
+      h.close();
+    } finally {
+      o.closer().close();
+    }
+  }
+
+  @Test
   void everyAcknowledgedRecordIsInTheLedgerAndASuccessorFencesTheWriter() throws Exception {
+    perLedger = Long.MAX_VALUE;
     Opened o = open();
     try {
       LedgerJournal j = (LedgerJournal) o.journal();
