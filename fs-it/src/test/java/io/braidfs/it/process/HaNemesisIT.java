@@ -49,7 +49,11 @@ class HaNemesisIT {
                   .clients("client")
                   .set("braid.mds.ha.session-timeout", "1500ms")
                   .set("braid.mds.cluster.heartbeat-interval", "500ms")
-                  .set("braid.mds.cluster.startup-grace", "5s"));
+                  .set("braid.mds.cluster.startup-grace", "5s")
+                  // Small ledgers, few records kept: ledgers roll and are deleted under the
+                  // nemesis, and a replica that was away for long copies a peer's store.
+                  .set("braid.mds.ha.ledger-records", "200")
+                  .set("braid.mds.ha.retained-records", "600"));
 
   @Test
   @Timeout(900)
