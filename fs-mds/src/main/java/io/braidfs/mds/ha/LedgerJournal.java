@@ -12,6 +12,7 @@ import io.braidfs.mds.store.StoreException;
 import io.braidfs.mds.store.StoreView;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -51,9 +52,24 @@ import org.slf4j.LoggerFactory;
 public final class LedgerJournal implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(LedgerJournal.class);
 
-  /** A record sent to the ledger and not yet acknowledged. */
+  /** A record appended and not yet acknowledged, with its encoding for the ledger. */
   private record InFlight(
-      JournalRecord record, PendingWrites.Added added, CompletableFuture<Long> future) {}
+      JournalRecord record,
+      byte[] encoded,
+      PendingWrites.Added added,
+      CompletableFuture<Long> future) {}
+
+  /**
+   * Ledger entries sent and not yet acknowledged, at most: records appended meanwhile wait and go
+   * together in the next entry. Two keep the bookies busy (one entry on the wire while the other is
+   * synced) and let records group into few entries, which is what the journal's cost follows: each
+   * entry is a digest, a message to each bookie, a bookie journal write and index update, and a
+   * read by each standby.
+   */
+  static final int MAX_ENTRIES_OUT = 2;
+
+  /** The most bytes of records grouped into one entry (bookies take frames up to 5 MiB). */
+  static final int MAX_ENTRY_BYTES = 1 << 20;
 
   /** Starts the term's next ledger once the current one holds enough records. */
   @FunctionalInterface
@@ -85,8 +101,20 @@ public final class LedgerJournal implements Journal {
   private final PendingWrites view;
   private final ReentrantLock lock = new ReentrantLock();
 
+  /** Records in entries sent to the ledger and not yet acknowledged, in order. */
   @GuardedBy("lock")
-  private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+  private final ArrayDeque<InFlight> sent = new ArrayDeque<>();
+
+  /** Records appended after them, waiting for an entry; in order. */
+  @GuardedBy("lock")
+  private final ArrayDeque<InFlight> waiting = new ArrayDeque<>();
+
+  @GuardedBy("lock")
+  private int entriesOut;
+
+  /** The entry id the ledger gives the next entry sent. */
+  @GuardedBy("lock")
+  private long nextEntry;
 
   private volatile long lastIndex;
   private volatile @Nullable StoreException failure;
@@ -143,18 +171,47 @@ public final class LedgerJournal implements Journal {
     }
     JournalRecord record =
         new JournalRecord(index, operation, clock.currentTimeMillis() * 1_000_000L, batch);
-    byte[] entry = Ledgers.encode(record); // refuses a batch writing the journal family
+    byte[] encoded = Ledgers.encode(record); // refuses a batch writing the journal family
     CompletableFuture<Long> future = new CompletableFuture<>();
     lock.lock();
     try {
-      inFlight.addLast(new InFlight(record, view.add(batch), future));
+      waiting.addLast(new InFlight(record, encoded, view.add(batch), future));
       lastIndex = index;
+      if (entriesOut < MAX_ENTRIES_OUT) {
+        sendLocked();
+      }
     } finally {
       lock.unlock();
     }
-    lastAppend =
-        ledger.appendAsync(entry).whenComplete((entryId, err) -> acknowledged(index, entryId, err));
     return future;
+  }
+
+  /** Sends the waiting records, as many as fit, in one entry. */
+  @GuardedBy("lock")
+  private void sendLocked() {
+    if (waiting.isEmpty() || failure != null) {
+      return;
+    }
+    List<byte[]> records = new ArrayList<>();
+    int bytes = 0;
+    long first = waiting.peekFirst().record().index();
+    long last = first;
+    while (!waiting.isEmpty()
+        && (records.isEmpty() || bytes + waiting.peekFirst().encoded().length <= MAX_ENTRY_BYTES)) {
+      InFlight r = waiting.pollFirst();
+      records.add(r.encoded());
+      bytes += r.encoded().length;
+      last = r.record().index();
+      sent.addLast(r);
+    }
+    entriesOut++;
+    long entry = nextEntry++;
+    long lastOfEntry = last;
+    // Sent under the lock: the ledger numbers entries in the order they are handed to it.
+    lastAppend =
+        ledger
+            .appendAsync(Ledgers.entry(records))
+            .whenComplete((entryId, err) -> acknowledged(entry, first, lastOfEntry, entryId, err));
   }
 
   /**
@@ -166,6 +223,14 @@ public final class LedgerJournal implements Journal {
   private void roll(long next) throws IOException {
     WriteHandle old = ledger;
     try {
+      lock.lock();
+      try {
+        while (!waiting.isEmpty() && failure == null) {
+          sendLocked(); // every record of this ledger goes to it, however many entries are out
+        }
+      } finally {
+        lock.unlock();
+      }
       lastAppend.get(Ledgers.OP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       StoreException f = failure;
       if (f != null) {
@@ -173,8 +238,14 @@ public final class LedgerJournal implements Journal {
       }
       old.closeAsync().get(Ledgers.OP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       WriteHandle h = roller.next(next);
-      ledger = h;
-      firstIndex = next;
+      lock.lock();
+      try {
+        ledger = h;
+        firstIndex = next;
+        nextEntry = 0;
+      } finally {
+        lock.unlock();
+      }
       LOG.info(
           "{}: journal continues in ledger {} from record {} (ledger {} closed)",
           id,
@@ -210,52 +281,64 @@ public final class LedgerJournal implements Journal {
     }
   }
 
-  /** Called in entry order for each append's outcome. */
-  private void acknowledged(long index, @Nullable Long entryId, @Nullable Throwable err) {
+  /**
+   * Called in entry order for each entry's outcome: applies its records {@code first..last}
+   * locally, completes them, and sends what waited meanwhile.
+   */
+  private void acknowledged(
+      long entry, long first, long last, @Nullable Long entryId, @Nullable Throwable err) {
     if (err != null) {
-      fail(index, err);
+      fail(first, err);
       return;
     }
     lock.lock();
     try {
-      InFlight head = inFlight.peekFirst();
+      InFlight head = sent.peekFirst();
       if (failure != null || head == null) {
         return; // already failed
       }
-      if (head.record().index() != index || entryId == null || entryId != index - firstIndex) {
+      if (head.record().index() != first || entryId == null || entryId != entry) {
         failLocked(
             new StoreException(
                 Status.INTERNAL,
                 id
                     + ": ledger acknowledged entry "
                     + entryId
-                    + " for record "
-                    + index
+                    + " (expected "
+                    + entry
+                    + ") for records from "
+                    + first
                     + " out of order",
                 null));
         return;
       }
-      inFlight.pollFirst();
-      CompletableFuture<Long> applied;
-      try {
-        applied = local.replay(head.record());
-      } catch (IOException e) {
-        failLocked(
-            e instanceof StoreException se
-                ? se
-                : new StoreException(Status.UNAVAILABLE, id + ": " + e.getMessage(), e));
-        head.future().completeExceptionally(failure);
-        return;
+      entriesOut--;
+      while ((head = sent.peekFirst()) != null && head.record().index() <= last) {
+        sent.pollFirst();
+        CompletableFuture<Long> applied;
+        try {
+          applied = local.replay(head.record());
+        } catch (IOException e) {
+          StoreException f =
+              e instanceof StoreException se
+                  ? se
+                  : new StoreException(Status.UNAVAILABLE, id + ": " + e.getMessage(), e);
+          head.future().completeExceptionally(f);
+          failLocked(f);
+          return;
+        }
+        view.written(head.added());
+        InFlight done = head;
+        applied.whenComplete(
+            (i, e) -> {
+              if (e == null) {
+                done.future().complete(done.record().index());
+              } else {
+                done.future().completeExceptionally(e);
+              }
+            });
       }
-      view.written(head.added());
-      applied.whenComplete(
-          (i, e) -> {
-            if (e == null) {
-              head.future().complete(index);
-            } else {
-              head.future().completeExceptionally(e);
-            }
-          });
+      sendLocked();
     } finally {
       lock.unlock();
     }
@@ -294,18 +377,23 @@ public final class LedgerJournal implements Journal {
     }
     failure = cause;
     LOG.info(
-        "{}: journal ledger {} ends: records {}..{} acknowledged, {} not",
+        "{}: journal ledger {} ends: records from {} before {} acknowledged, {} not",
         id,
         ledger.getId(),
         firstIndex,
-        firstIndex + ledger.getLastAddConfirmed(),
-        inFlight.size());
+        sent.isEmpty()
+            ? (waiting.isEmpty() ? lastIndex + 1 : waiting.peekFirst().record().index())
+            : sent.peekFirst().record().index(),
+        sent.size() + waiting.size());
     // The listener first: whoever sees a record fail may rely on the MDS knowing already.
     if (!closed) {
       onFailure.accept(cause);
     }
     InFlight f;
-    while ((f = inFlight.pollFirst()) != null) {
+    while ((f = sent.pollFirst()) != null) {
+      f.future().completeExceptionally(cause);
+    }
+    while ((f = waiting.pollFirst()) != null) {
       f.future().completeExceptionally(cause);
     }
   }
@@ -320,7 +408,7 @@ public final class LedgerJournal implements Journal {
     CompletableFuture<Long> last;
     lock.lock();
     try {
-      InFlight tail = inFlight.peekLast();
+      InFlight tail = waiting.isEmpty() ? sent.peekLast() : waiting.peekLast();
       last = tail == null ? null : tail.future();
     } finally {
       lock.unlock();

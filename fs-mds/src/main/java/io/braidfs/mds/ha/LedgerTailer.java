@@ -44,6 +44,13 @@ public final class LedgerTailer {
   private volatile @Nullable String lastProblem;
 
   /**
+   * Where reading stopped: entry {@code nextEntry} of the ledger follows record {@code lastRecord}.
+   */
+  private record Position(long ledgerId, long nextEntry, long lastRecord) {}
+
+  private volatile @Nullable Position position;
+
+  /**
    * @param tooOld told (on the polling thread, which then ends) when the journal was trimmed past
    *     this replica's store
    */
@@ -141,46 +148,58 @@ public final class LedgerTailer {
       ReadHandle h = handle(l.id(), last && recoverLast, last);
       long lac =
           last && !recoverLast ? await(h.readLastAddConfirmedAsync()) : h.getLastAddConfirmed();
-      next = local.lastIndex() + 1;
-      if (last && recoverLast) {
-        LOG.info(
-            "{}: recovered journal ledger {}: records {}..{} (this replica has up to {})",
-            id,
-            l.id(),
-            l.firstIndex(),
-            l.firstIndex() + lac,
-            next - 1);
-      }
-      long entry = next - l.firstIndex();
-      if (entry < 0) {
-        throw new IOException(
-            id
-                + ": journal gap: record "
-                + next
-                + " precedes ledger "
-                + l.id()
-                + "'s first record");
+      long had = local.lastIndex();
+      // Entries hold several records each, so a ledger is read from where this replica last
+      // stopped in it, else from its start, skipping the records the store has.
+      Position p = position;
+      long entry = 0;
+      long end = l.firstIndex() - 1; // the last record read from this ledger
+      if (p != null && p.ledgerId() == l.id() && p.lastRecord() <= had) {
+        entry = p.nextEntry();
+        end = p.lastRecord();
       }
       while (entry <= lac && !halted.getAsBoolean()) {
         long to = Math.min(lac, entry + PAGE - 1);
         for (JournalRecord r : ledgers.read(h, entry, to)) {
-          local.replay(r);
+          if (r.index() != end + 1) {
+            throw new IOException(
+                id
+                    + ": journal gap: ledger "
+                    + l.id()
+                    + " holds record "
+                    + r.index()
+                    + " after "
+                    + end);
+          }
+          end = r.index();
+          if (end > local.lastIndex()) {
+            local.replay(r); // refuses anything but the store's next record
+          }
         }
         entry = to + 1;
+        position = new Position(l.id(), entry, end);
       }
-      if (last && recoverLast && local.lastIndex() != l.firstIndex() + lac) {
-        throw new IOException(
-            id
-                + ": journal ledger "
-                + l.id()
-                + " ends at record "
-                + (l.firstIndex() + lac)
-                + " but only "
-                + local.lastIndex()
-                + " were applied");
+      if (last && recoverLast) {
+        LOG.info(
+            "{}: recovered journal ledger {}: records {}..{} (this replica had up to {})",
+            id,
+            l.id(),
+            l.firstIndex(),
+            end,
+            had);
+        if (local.lastIndex() != end) {
+          throw new IOException(
+              id
+                  + ": journal ledger "
+                  + l.id()
+                  + " ends at record "
+                  + end
+                  + " but "
+                  + local.lastIndex()
+                  + " were applied");
+        }
       }
       if (!last) {
-        long end = l.firstIndex() + lac;
         LedgerList.Ledger following = all.get(i + 1);
         if (end + 1 != following.firstIndex()) {
           throw new IOException(

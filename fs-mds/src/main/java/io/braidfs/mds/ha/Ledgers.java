@@ -35,9 +35,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The journal's BookKeeper client: creates a term's ledger, opens ledgers to read or to recover
- * them, and turns entries into {@link JournalRecord}s. One entry is one record: its index (8 bytes,
- * big-endian) then the record exactly as the store's journal family keeps it ({@link
- * Records#encodeJournalEntry}), so a replica applying it writes the same bytes the leader wrote.
+ * them, and turns entries into {@link JournalRecord}s. One entry holds one or more consecutive
+ * records (the leader groups those appended while earlier entries are out), each as its length (4
+ * bytes), its index (8 bytes, big-endian) and the record exactly as the store's journal family
+ * keeps it ({@link Records#encodeJournalEntry}), so a replica applying it writes the same bytes the
+ * leader wrote. Entry ids therefore do not follow record indexes: readers find a record by reading
+ * its ledger from the start, or from where they last stopped.
  *
  * <p>Client settings from research/bookkeeper-spike.md: {@code delayEnsembleChange} (with three
  * bookies there is no spare, and without it one lost bookie stops the writer and makes recovery
@@ -206,35 +209,65 @@ public final class Ledgers implements Service {
             });
   }
 
-  /** Reads entries {@code first..last} of {@code handle} as records. */
+  /** Reads entries {@code first..last} of {@code handle}: their records, in order. */
   public List<JournalRecord> read(ReadHandle handle, long first, long last) throws IOException {
     List<JournalRecord> out = new ArrayList<>((int) (last - first + 1));
     try (LedgerEntries entries =
         await(handle.readAsync(first, last), "read ledger " + handle.getId())) {
       for (LedgerEntry e : entries) {
-        out.add(decode(e.getEntryBytes()));
+        out.addAll(decode(e.getEntryBytes()));
       }
     }
     return out;
   }
 
-  /** The bytes of one ledger entry for {@code record}. */
+  /** The bytes of {@code record} in a ledger entry: its index, then its body. */
   public static byte[] encode(JournalRecord record) {
     byte[] body = Records.encodeJournalEntry(record.operation(), record.timeNs(), record.batch());
     return ByteBuffer.allocate(8 + body.length).putLong(record.index()).put(body).array();
   }
 
-  /** The record in one ledger entry. */
-  public static JournalRecord decode(byte[] entry) throws StoreException {
-    if (entry.length < 8) {
-      throw new StoreException(
-          Status.INTERNAL, "journal ledger entry of " + entry.length + " bytes", null);
+  /** One ledger entry of consecutive records, each as {@link #encode} made it, length first. */
+  public static byte[] entry(List<byte[]> records) {
+    int size = 0;
+    for (byte[] r : records) {
+      size += 4 + r.length;
     }
-    long index = ByteBuffer.wrap(entry).getLong();
-    byte[] key = Keys.journal(index);
-    JournalEntry je = Records.decodeJournalEntry(key, Arrays.copyOfRange(entry, 8, entry.length));
-    return new JournalRecord(
-        index, je.getOperation(), je.getTimeNs(), Records.journalBatch(key, je));
+    ByteBuffer b = ByteBuffer.allocate(size);
+    for (byte[] r : records) {
+      b.putInt(r.length).put(r);
+    }
+    return b.array();
+  }
+
+  /** The records in one ledger entry, in order. */
+  public static List<JournalRecord> decode(byte[] entry) throws StoreException {
+    List<JournalRecord> out = new ArrayList<>();
+    ByteBuffer b = ByteBuffer.wrap(entry);
+    while (b.hasRemaining()) {
+      int length = b.remaining() >= 4 ? b.getInt() : -1;
+      if (length < 8 || length > b.remaining()) {
+        throw new StoreException(
+            Status.INTERNAL,
+            "malformed journal ledger entry of "
+                + entry.length
+                + " bytes: a record of "
+                + length
+                + " bytes at "
+                + (b.position() - 4),
+            null);
+      }
+      long index = b.getLong();
+      byte[] key = Keys.journal(index);
+      JournalEntry je =
+          Records.decodeJournalEntry(
+              key, Arrays.copyOfRange(entry, b.position(), b.position() + length - 8));
+      b.position(b.position() + length - 8);
+      out.add(
+          new JournalRecord(
+              index, je.getOperation(), je.getTimeNs(), Records.journalBatch(key, je)));
+    }
+    return out;
   }
 
   private BookKeeper bk() {

@@ -167,8 +167,8 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
             config.get(MdsHaConfigKeys.TAIL_INTERVAL),
             e -> mds.stepDown(generation, String.valueOf(e.getMessage())));
     tailer = t;
+    mds.role(MdsServer.Role.STANDBY); // before the tailer, whose step-down must not be overwritten
     t.start();
-    mds.role(MdsServer.Role.STANDBY);
     c.onConnectionChange(this::connectionChanged);
     c.elect(this);
     LOG.info("{}: standby on {}, following the journal from record {}", id, bound, j.lastIndex());

@@ -153,8 +153,12 @@ public final class MdsServer implements Service {
   public void start() throws IOException {
     lifeCycle.startTransition();
     try {
-      startServices();
-      lifeCycle.running();
+      // Under the restart lock: a step-down during the start (a standby's tailer finding the
+      // journal trimmed past its store) waits for the start to finish, then restarts the services.
+      synchronized (restartLock) {
+        startServices();
+        lifeCycle.running();
+      }
     } catch (IOException | RuntimeException e) {
       lifeCycle.failed();
       close();
