@@ -19,6 +19,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.epoll.Epoll;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -379,18 +380,28 @@ class RpcLoopbackTest {
     assertThat(client.connection(a)).isNotSameAs(first);
   }
 
-  @Test
-  void aRefusedConnectionFailsTheCallAsUnavailable() throws Exception {
+  @ParameterizedTest
+  @EnumSource(
+      value = Transport.Choice.class,
+      names = {"EPOLL", "NIO"})
+  void aRefusedConnectionFailsTheCallAsUnavailableCausedByTheRefusal(Transport.Choice transport)
+      throws Exception {
+    assumeTrue(
+        transport != Transport.Choice.EPOLL || Epoll.isAvailable(),
+        "the native epoll transport does not load on this machine");
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    RpcClient client = client();
+    RpcClient client =
+        client(
+            RpcOptions.from(BraidConfig.builder().set(RpcConfigKeys.TRANSPORT, transport).build()));
     assertThatThrownBy(
             () ->
                 client.callSync(new InetSocketAddress("127.0.0.1", port), RpcMethod.PING, ping("")))
         .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.UNAVAILABLE))
-        .hasMessageContaining("cannot connect");
+        .hasMessageContaining("cannot connect")
+        .hasCauseInstanceOf(ConnectException.class);
   }
 
   @Test
