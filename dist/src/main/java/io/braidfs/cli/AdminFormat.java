@@ -425,16 +425,7 @@ final class AdminFormat {
    * decimal ({@code 1.5 GiB}).
    */
   static String bytes(long bytes) {
-    if (bytes < 1024) {
-      return bytes + " B";
-    }
-    double v = bytes;
-    int unit = -1;
-    while (v >= 1024 && unit < UNITS.length - 1) {
-      v /= 1024;
-      unit++;
-    }
-    return String.format(Locale.ROOT, "%.1f %s", v, UNITS[unit]);
+    return bytes < 1024 ? bytes + " B" : FsFormat.scaled(bytes, 1024, " ", UNITS);
   }
 
   /** {@link #bytes} with the exact count beside it: {@code 1.5 GiB (1610612736 bytes)}. */

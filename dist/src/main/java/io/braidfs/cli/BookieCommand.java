@@ -106,9 +106,9 @@ final class BookieCommand implements Callable<Integer> {
     String name = s.qualifiedName();
     Standalone bookie = new Standalone(cfg, at, data);
     return Foreground.run(
-        s.commandLine(),
-        name,
+        s,
         "address " + HostPort.of(at) + ", ZooKeeper " + cfg.get(MdsHaConfigKeys.ZK),
+        "choose another with --address",
         bookie,
         b -> name + ": serving " + HostPort.of(at) + " (data " + data + ")",
         parent().stopSignal());

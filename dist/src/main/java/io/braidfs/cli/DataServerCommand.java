@@ -126,9 +126,9 @@ final class DataServerCommand implements Callable<Integer> {
   private int serve(
       CommandSpec s, String where, String dirList, String mdsList, DataServer server) {
     return Foreground.run(
-        s.commandLine(),
-        s.qualifiedName(),
+        s,
         where,
+        "choose another with --address",
         server,
         ds ->
             s.qualifiedName()

@@ -9,6 +9,7 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * Runs a server in the foreground, the way every server subcommand does: start it, print where it
@@ -30,49 +31,51 @@ final class Foreground {
    * Starts {@code service}, prints {@code readyLine.apply(service)} to the command's stdout, waits
    * for {@code stop}, then closes the service. The service is closed on every path.
    *
-   * @param what the command's name for messages, such as {@code braid mds}
+   * @param command the command; its name begins every message, such as {@code braid mds}
    * @param where what a failed start names besides its cause, such as {@code address 0.0.0.0:7400,
    *     store /data/mds}
+   * @param inUse what to do when an address is in use, said after the cause in parentheses, such as
+   *     {@code choose another with --address}
    * @return {@link Braid#EXIT_OK} after a requested stop, {@link Braid#EXIT_FAILURE} if the service
    *     did not start or the wait was interrupted
    */
   static <S extends Service> int run(
-      CommandLine cmd,
-      String what,
+      CommandSpec command,
       String where,
+      String inUse,
       S service,
       Function<S, String> readyLine,
       StopSignal stop) {
-    return run(cmd, what, where, service, readyLine, stop, s -> new CompletableFuture<>());
+    return run(command, where, inUse, service, readyLine, stop, s -> new CompletableFuture<>());
   }
 
-  /** What to do about a failed start, where there is something to say: an address in use. */
-  private static String hint(String what, Throwable e) {
+  /** The command's hint for a failed start whose cause is an address in use, else nothing. */
+  private static String hint(String inUse, Throwable e) {
     for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
       if (c instanceof java.net.BindException) {
-        return what.endsWith(" local")
-            ? " (choose other ports with --mds-port)"
-            : " (choose another with --address)";
+        return " (" + inUse + ")";
       }
     }
     return "";
   }
 
   /**
-   * As {@link #run(CommandLine, String, String, Service, Function, StopSignal)}, for a service that
+   * As {@link #run(CommandSpec, String, String, Service, Function, StopSignal)}, for a service that
    * may also stop on its own (a data server whose every disk failed): then the command ends with
    * {@link Braid#EXIT_FAILURE}.
    *
    * @param stoppedOnItsOwn completes when the service stopped without being asked
    */
   static <S extends Service> int run(
-      CommandLine cmd,
-      String what,
+      CommandSpec command,
       String where,
+      String inUse,
       S service,
       Function<S, String> readyLine,
       StopSignal stop,
       Function<S, CompletableFuture<Void>> stoppedOnItsOwn) {
+    CommandLine cmd = command.commandLine();
+    String what = command.qualifiedName();
     PrintWriter out = cmd.getOut();
     PrintWriter err = cmd.getErr();
     try (service) {
@@ -81,7 +84,7 @@ final class Foreground {
       } catch (IOException | RuntimeException e) {
         LOG.debug("{}: start failed", what, e);
         err.println(
-            what + ": failed to start (" + where + "): " + Errors.describe(e) + hint(what, e));
+            what + ": failed to start (" + where + "): " + Errors.describe(e) + hint(inUse, e));
         err.flush();
         return Braid.EXIT_FAILURE;
       }

@@ -16,6 +16,7 @@ import java.util.List;
  * <p>Thread-safety: stateless.
  */
 final class FsFormat {
+  private static final String[] LS_UNITS = {"K", "M", "G", "T", "P", "E"};
   private static final DateTimeFormatter MINUTES = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm");
   private static final DateTimeFormatter FULL =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSSSSS Z");
@@ -93,18 +94,24 @@ final class FsFormat {
    * (powers of 1024), such as {@code 2.9K} or {@code 64.0M}.
    */
   static String human(long bytes) {
-    if (bytes < 1024) {
-      return Long.toString(bytes);
-    }
-    String units = "KMGTPE";
+    // 1023.95 and up would print as 1024.0 of this unit: the next one says it better.
+    return bytes < 1024 ? Long.toString(bytes) : scaled(bytes, 1023.95, "", LS_UNITS);
+  }
+
+  /**
+   * {@code bytes}, at least 1024, with one decimal in the largest power of 1024 it reaches, then
+   * {@code separator} and {@code units[i]}, the name of 1024^(i+1). The next unit is reached when
+   * the value reaches {@code next} in this one. The one loop behind {@link #human} and {@link
+   * AdminFormat#bytes}.
+   */
+  static String scaled(long bytes, double next, String separator, String[] units) {
     double v = bytes;
     int u = -1;
-    // 1023.95 and up would print as 1024.0 of this unit: the next one says it better.
-    while (v >= 1023.95 && u < units.length() - 1) {
+    while (v >= next && u < units.length - 1) {
       v /= 1024;
       u++;
     }
-    return String.format(java.util.Locale.ROOT, "%.1f%c", v, units.charAt(u));
+    return String.format(java.util.Locale.ROOT, "%.1f%s%s", v, separator, units[u]);
   }
 
   /** A byte count in the largest binary unit that holds it exactly, such as {@code 64MiB}. */

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -23,6 +24,14 @@ import picocli.CommandLine.Spec;
 final class FsPermissionCommands {
   private FsPermissionCommands() {}
 
+  /** {@code -R}, the same for all three commands. A picocli mixin. */
+  static final class Recursive {
+    @Option(
+        names = {"-R", "--recursive"},
+        description = "Also everything under each directory (symlinks below it left alone).")
+    boolean on;
+  }
+
   /** {@code braid fs chmod [-R] MODE PATH...}. */
   @Command(
       name = "chmod",
@@ -36,10 +45,7 @@ final class FsPermissionCommands {
 
     @Spec @Nullable CommandSpec spec;
 
-    @Option(
-        names = {"-R", "--recursive"},
-        description = "Also everything under each directory (symlinks below it left alone).")
-    boolean recursive;
+    @Mixin Recursive recursive = new Recursive();
 
     @Parameters(index = "0", paramLabel = "MODE", description = "The mode or change.")
     String mode = "";
@@ -68,7 +74,7 @@ final class FsPermissionCommands {
                       p ->
                           session.tree(
                               p,
-                              recursive,
+                              recursive.on,
                               (path, a) -> {
                                 if (a.isSymlink()) {
                                   return;
@@ -94,10 +100,7 @@ final class FsPermissionCommands {
 
     @Spec @Nullable CommandSpec spec;
 
-    @Option(
-        names = {"-R", "--recursive"},
-        description = "Also everything under each directory (symlinks below it left alone).")
-    boolean recursive;
+    @Mixin Recursive recursive = new Recursive();
 
     @Parameters(index = "0", paramLabel = "OWNER[:GROUP]", description = "The new owner.")
     String owner = "";
@@ -118,7 +121,7 @@ final class FsPermissionCommands {
         throw new picocli.CommandLine.ParameterException(
             spec(spec).commandLine(), "'" + owner + "' names neither an owner nor a group");
       }
-      return change(fs, spec, recursive, paths, user.isEmpty() ? null : user, group);
+      return change(fs, spec, recursive.on, paths, user.isEmpty() ? null : user, group);
     }
   }
 
@@ -134,10 +137,7 @@ final class FsPermissionCommands {
 
     @Spec @Nullable CommandSpec spec;
 
-    @Option(
-        names = {"-R", "--recursive"},
-        description = "Also everything under each directory (symlinks below it left alone).")
-    boolean recursive;
+    @Mixin Recursive recursive = new Recursive();
 
     @Parameters(index = "0", paramLabel = "GROUP", description = "The new group.")
     String group = "";
@@ -155,7 +155,7 @@ final class FsPermissionCommands {
         throw new picocli.CommandLine.ParameterException(
             spec(spec).commandLine(), "the group is empty");
       }
-      return change(fs, spec, recursive, paths, null, group);
+      return change(fs, spec, recursive.on, paths, null, group);
     }
   }
 

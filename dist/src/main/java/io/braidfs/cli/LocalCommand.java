@@ -173,9 +173,9 @@ final class LocalCommand implements Callable<Integer> {
             s.commandLine(), s.qualifiedName(), where, cluster, mount, parent().stopSignal());
       }
       return Foreground.run(
-          s.commandLine(),
-          s.qualifiedName(),
+          s,
           where,
+          "choose other ports with --mds-port",
           cluster,
           LocalCommand::readyText,
           parent().stopSignal());

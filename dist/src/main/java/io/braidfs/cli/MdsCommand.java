@@ -97,9 +97,9 @@ final class MdsCommand implements Callable<Integer> {
 
   private int serve(CommandSpec s, Path store, BraidConfig cfg, MdsServer server) {
     return Foreground.run(
-        s.commandLine(),
-        s.qualifiedName(),
+        s,
         "address " + cfg.get(MdsConfigKeys.ADDRESS) + ", store " + store,
+        "choose another with --address",
         server,
         mds ->
             s.qualifiedName()

@@ -5,6 +5,8 @@ import io.braidfs.common.error.Status;
 import io.braidfs.common.rpc.CallObserver;
 import io.braidfs.common.rpc.HostPort;
 import io.braidfs.common.rpc.RpcMethod;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
@@ -13,6 +15,8 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -51,8 +55,45 @@ final class ServerMetrics implements CallObserver, AutoCloseable {
                 0.25, 0.5, 1, 2.5, 5, 10)
             .register(REGISTRY);
 
+    /** By server id, then by method id; each made on its first call. */
+    static final ConcurrentHashMap<String, AtomicReferenceArray<MethodPoints>> POINTS =
+        new ConcurrentHashMap<>();
+
+    static final int METHOD_IDS =
+        RpcMethod.all().stream().mapToInt(RpcMethod::id).max().orElse(0) + 1;
+
     static {
       JvmMetrics.builder().register(REGISTRY);
+    }
+  }
+
+  /**
+   * One server's data points for one method, looked up once: a Prometheus label lookup (the values
+   * checked, listed and hashed) costs more than the observation it serves, twice on every call.
+   */
+  private static final class MethodPoints {
+    private final String server;
+    private final String method;
+    final DistributionDataPoint latency;
+
+    /** By status ordinal, each made on that status's first call: an unseen status exports none. */
+    private final AtomicReferenceArray<CounterDataPoint> calls =
+        new AtomicReferenceArray<>(Status.values().length);
+
+    MethodPoints(String server, String method) {
+      this.server = server;
+      this.method = method;
+      this.latency = Registry.LATENCY.labelValues(server, method);
+    }
+
+    CounterDataPoint calls(Status status) {
+      CounterDataPoint p = calls.get(status.ordinal());
+      if (p == null) {
+        // A racing thread gets the same point: the counter keeps one per label values.
+        p = Registry.CALLS.labelValues(server, method, status.name());
+        calls.set(status.ordinal(), p);
+      }
+      return p;
     }
   }
 
@@ -133,9 +174,25 @@ final class ServerMetrics implements CallObserver, AutoCloseable {
 
   @Override
   public void answered(String server, RpcMethod<?, ?> method, Status status, long nanos) {
-    String name = method.descriptor().getName();
-    Registry.CALLS.labelValues(server, name, status.name()).inc();
-    Registry.LATENCY.labelValues(server, name).observe(nanos / 1e9);
+    MethodPoints points = points(server, method);
+    points.calls(status).inc();
+    points.latency.observe(nanos / 1e9);
+  }
+
+  private static MethodPoints points(String server, RpcMethod<?, ?> method) {
+    AtomicReferenceArray<MethodPoints> byMethod = Registry.POINTS.get(server);
+    if (byMethod == null) {
+      byMethod =
+          Registry.POINTS.computeIfAbsent(
+              server, s -> new AtomicReferenceArray<>(Registry.METHOD_IDS));
+    }
+    MethodPoints p = byMethod.get(method.id());
+    if (p == null) {
+      // A racing thread's copy holds the very same points.
+      p = new MethodPoints(server, method.descriptor().getName());
+      byMethod.set(method.id(), p);
+    }
+    return p;
   }
 
   @Override

@@ -84,9 +84,9 @@ final class ZkCommand implements Callable<Integer> {
     EmbeddedZooKeeper zk = server(cfg);
     String name = s.qualifiedName();
     return Foreground.run(
-        s.commandLine(),
-        name,
+        s,
         "address " + cfg.get(ZooKeeperConfigKeys.ADDRESS) + ", data " + zk.dir(),
+        "choose another with --address",
         zk,
         z -> name + ": serving " + z.connectString() + " (" + z.mode() + ", data " + z.dir() + ")",
         parent().stopSignal(),

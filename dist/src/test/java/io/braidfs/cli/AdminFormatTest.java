@@ -292,6 +292,15 @@ class AdminFormatTest {
     assertThat(AdminFormat.bytes(64L << 20)).isEqualTo("64.0 MiB");
     assertThat(AdminFormat.bytes(Long.MAX_VALUE)).isEqualTo("8.0 EiB");
     assertThat(AdminFormat.bytesExact(1536)).isEqualTo("1.5 KiB (1536 bytes)");
+    // Just under 1 MiB: the admin style stays in KiB, ls -h rounds up to the next unit.
+    assertThat(AdminFormat.bytes((1L << 20) - 1)).isEqualTo("1024.0 KiB");
+    assertThat(FsFormat.human((1L << 20) - 1)).isEqualTo("1.0M");
+    assertThat(FsFormat.human(0)).isEqualTo("0");
+    assertThat(FsFormat.human(1023)).isEqualTo("1023");
+    assertThat(FsFormat.human(1024)).isEqualTo("1.0K");
+    assertThat(FsFormat.human(3000)).isEqualTo("2.9K");
+    assertThat(FsFormat.human(64L << 20)).isEqualTo("64.0M");
+    assertThat(FsFormat.human(Long.MAX_VALUE)).isEqualTo("8.0E");
 
     assertThat(AdminFormat.ago(Duration.ofMillis(420))).isEqualTo("0.4s");
     assertThat(AdminFormat.ago(Duration.ofSeconds(75))).isEqualTo("75s");

@@ -375,6 +375,15 @@ class FsCommandTest {
       assertThat(c.stat("/perm/sub/file").group()).isEqualTo("wheel");
       assertThat(c.stat("/perm/sub/deeper").user()).isEqualTo("alice");
       assertThat(c.stat("/perm/sub/deeper").group()).isEqualTo("ops");
+      ok("chgrp", "--recursive", "staff", "/perm/sub");
+      for (String p : List.of("/perm/sub", "/perm/sub/deeper", "/perm/sub/file")) {
+        assertThat(c.stat(p).group()).as(p).isEqualTo("staff");
+      }
+    }
+    for (String command : List.of("chmod", "chown", "chgrp")) {
+      assertThat(ok(command, "--help").out())
+          .as(command)
+          .contains("-R, --recursive", "Also everything under each directory");
     }
 
     Run bad = fs("chmod", "u+q", "/perm");

@@ -3,6 +3,8 @@ package io.braidfs.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import io.braidfs.common.error.Status;
+import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.testing.Await;
 import java.io.IOException;
 import java.net.URI;
@@ -79,6 +81,32 @@ class MetricsTest {
           .contains("jvm_memory_used_bytes{area=\"heap\"}")
           .contains("jvm_buffer_pool_used_bytes{pool=\"direct\"}");
       promtoolAccepts(text);
+    }
+  }
+
+  @Test
+  void callsCountUnderTheirOwnLabelsAndAnUnseenStatusExportsNothing() throws Exception {
+    try (ServerMetrics metrics = ServerMetrics.start("127.0.0.1:0")) {
+      for (int i = 0; i < 3; i++) {
+        metrics.answered("unit-ds", RpcMethod.PING, Status.OK, 2_000_000);
+      }
+      metrics.answered("unit-ds", RpcMethod.PING, Status.NOT_FOUND, 1_000);
+      metrics.answered("unit-mds", RpcMethod.PING, Status.OK, 1_000);
+      String text =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + metrics.port() + "/metrics"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      assertThat(counter(text, "unit-ds", "Ping", "OK")).isEqualTo(3);
+      assertThat(counter(text, "unit-ds", "Ping", "NOT_FOUND")).isEqualTo(1);
+      assertThat(counter(text, "unit-mds", "Ping", "OK")).isEqualTo(1);
+      assertThat(text)
+          .contains("braid_rpc_latency_seconds_count{method=\"Ping\",server=\"unit-ds\"} 4")
+          .contains("braid_rpc_latency_seconds_count{method=\"Ping\",server=\"unit-mds\"} 1")
+          .doesNotContain("server=\"unit-ds\",status=\"BUSY\"");
     }
   }
 

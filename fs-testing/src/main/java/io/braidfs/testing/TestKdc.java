@@ -59,13 +59,42 @@ public final class TestKdc implements AutoCloseable {
     kdc.setKdcTcpPort(port);
     kdc.init();
     kdc.start();
-    // Kerby's krb5.conf template names the KDC as localhost whatever it listens on.
-    Path conf = dir.resolve("krb5.conf");
-    java.nio.file.Files.writeString(
-        conf,
-        java.nio.file.Files.readString(conf)
-            .replace("kdc = localhost:" + port, "kdc = " + host + ":" + port));
+    try {
+      Path conf = dir.resolve("krb5.conf");
+      java.nio.file.Files.writeString(
+          conf, namingKdc(java.nio.file.Files.readString(conf), host, port));
+    } catch (IOException | RuntimeException e) {
+      try {
+        kdc.stop();
+      } catch (KrbException stop) {
+        e.addSuppressed(stop);
+      }
+      throw e;
+    }
     return new TestKdc(kdc, dir);
+  }
+
+  /**
+   * Kerby's krb5.conf {@code conf} with the KDC named {@code host}: the template names it localhost
+   * whatever it listens on.
+   *
+   * @throws IllegalStateException if the template does not name it so (another Kerby), where a
+   *     replace would do nothing and clients would ask localhost
+   */
+  static String namingKdc(String conf, String host, int port) {
+    String kerbys = "kdc = localhost:" + port;
+    if (!conf.contains(kerbys)) {
+      throw new IllegalStateException(
+          "Kerby's krb5.conf lacks \""
+              + kerbys
+              + "\", which TestKdc replaces to name the KDC "
+              + host
+              + ":"
+              + port
+              + "; make TestKdc follow the new template:\n"
+              + conf);
+    }
+    return conf.replace(kerbys, "kdc = " + host + ":" + port);
   }
 
   private static int freePort() throws IOException {

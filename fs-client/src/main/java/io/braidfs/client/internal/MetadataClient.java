@@ -23,8 +23,10 @@ import io.braidfs.proto.ReplaceReplicaResponse;
 import io.braidfs.proto.ReportBadReplicaRequest;
 import io.braidfs.proto.UpdateLengthRequest;
 import io.braidfs.proto.UpdateLengthResponse;
+import io.netty.channel.ConnectTimeoutException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashSet;
@@ -228,10 +230,14 @@ public final class MetadataClient implements ChunkService {
     leader = addresses.get(next);
   }
 
-  /** Whether the connection was refused: the connection's failure carries only the OS's words. */
-  private static boolean connectionRefused(Throwable e) {
+  /**
+   * Whether the connection was refused: a {@link ConnectException} behind the failure, as NIO and
+   * epoll both raise (its words are the OS's, perhaps translated). Netty's connect timeout extends
+   * it but is no refusal: a host that does not answer may be a paused MDS, waited for as usual.
+   */
+  static boolean connectionRefused(Throwable e) {
     for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (String.valueOf(c.getMessage()).contains("Connection refused")) {
+      if (c instanceof ConnectException && !(c instanceof ConnectTimeoutException)) {
         return true;
       }
     }

@@ -19,7 +19,8 @@ public interface CallObserver {
    * @param server the answering server's id (e.g. {@code mds}, {@code ds1})
    * @param method the method called
    * @param status the answer's status
-   * @param nanos from the request's arrival to the answer being handed to its connection
+   * @param nanos from the request's arrival to its answer: the time the answer's frame reports to
+   *     the caller (there in microseconds)
    */
   void answered(String server, RpcMethod<?, ?> method, Status status, long nanos);
 }

@@ -116,6 +116,7 @@ public final class RpcConnection {
     IOException authFailure = auth.failure();
     if (authFailure != null) {
       closeStatus = Status.NOT_AUTHENTICATED;
+      closeCause = authFailure;
       closeReason = "cannot authenticate to " + address + ": " + authFailure.getMessage();
     }
     this.handshake = auth.handshake();
@@ -164,6 +165,9 @@ public final class RpcConnection {
           } else if (f.isSuccess()) {
             connected();
           } else {
+            // The cause travels with the calls: callers tell a refusal by its type, not its words
+            // (which are the OS's, and may be translated). Set before the reason callers test.
+            closeCause = f.cause();
             closeReason = "cannot connect to " + address + ": " + f.cause().getMessage();
             LOG.debug("{}: {}", client.name(), closeReason);
             channel.close();

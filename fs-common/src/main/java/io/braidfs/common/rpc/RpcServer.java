@@ -19,12 +19,15 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.unix.Errors;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -59,6 +62,13 @@ import org.slf4j.LoggerFactory;
 public final class RpcServer implements Service {
   private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
   private static final TimeUnit NANOS = TimeUnit.NANOSECONDS;
+
+  /**
+   * EADDRINUSE on Linux, the one system epoll runs on; Netty names no constant for it. (Alpha,
+   * MIPS, PA-RISC and SPARC number it otherwise, but Braid ships epoll for x86-64 and AArch64
+   * only.)
+   */
+  private static final int EADDRINUSE = 98;
 
   private final String id;
   private final CallObserver observer;
@@ -178,7 +188,7 @@ public final class RpcServer implements Service {
       lifeCycle.failed();
       close();
       String where = HostPort.of(bindAddress).toString();
-      if (String.valueOf(e.getMessage()).contains("Address already in use")) {
+      if (addressInUse(e, bindAddress)) {
         BindException b =
             new BindException(
                 id + ": cannot listen on " + where + ": another process listens there");
@@ -192,6 +202,31 @@ public final class RpcServer implements Service {
     listening = bound;
     RpcServerHooks.listening(bound, this);
     LOG.info("{}: listening on {} ({} transport)", id, bound, transport);
+  }
+
+  /**
+   * Whether a failed bind found its address taken. The exception's words are the OS's, perhaps
+   * translated, so its type decides: epoll's {@code NativeIoException} carries the errno, while
+   * NIO's {@link BindException} also stands for EADDRNOTAVAIL and EACCES, so an address not of this
+   * host or a port below 1024 is not called in use (the cause still names it).
+   */
+  static boolean addressInUse(Throwable e, InetSocketAddress address) {
+    if (e instanceof Errors.NativeIoException n) {
+      return n.expectedErr() == -EADDRINUSE;
+    }
+    InetAddress a = address.getAddress();
+    return e instanceof BindException && address.getPort() >= 1024 && a != null && ofThisHost(a);
+  }
+
+  private static boolean ofThisHost(InetAddress a) {
+    if (a.isAnyLocalAddress() || a.isLoopbackAddress()) {
+      return true;
+    }
+    try {
+      return NetworkInterface.getByInetAddress(a) != null;
+    } catch (SocketException e) {
+      return false;
+    }
   }
 
   /**

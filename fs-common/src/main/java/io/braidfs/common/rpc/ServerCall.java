@@ -126,10 +126,12 @@ public final class ServerCall<Q extends Message, R extends Message> {
       ReferenceCountUtil.release(data);
       throw new IllegalStateException(method + " call " + callId + " was already answered");
     }
+    long elapsed = elapsedNanos();
     send(
         OutboundFrame.response(
-            method.id(), callId, Status.OK.code(), elapsedMicros(), response, data),
-        Status.OK);
+            method.id(), callId, Status.OK.code(), elapsed / 1000, response, data),
+        Status.OK,
+        elapsed);
   }
 
   /**
@@ -147,10 +149,12 @@ public final class ServerCall<Q extends Message, R extends Message> {
     if (!answered.compareAndSet(false, true)) {
       throw new IllegalStateException(method + " call " + callId + " was already answered");
     }
+    long elapsed = elapsedNanos();
     send(
         OutboundFrame.encodedResponse(
-            method.id(), callId, Status.OK.code(), elapsedMicros(), encoded),
-        Status.OK);
+            method.id(), callId, Status.OK.code(), elapsed / 1000, encoded),
+        Status.OK,
+        elapsed);
   }
 
   /**
@@ -168,20 +172,25 @@ public final class ServerCall<Q extends Message, R extends Message> {
       throw new IllegalArgumentException("fail() needs a non-OK status");
     }
     if (answered.compareAndSet(false, true)) {
+      long elapsed = elapsedNanos();
       send(
-          OutboundFrame.response(method.id(), callId, status.code(), elapsedMicros(), error, null),
-          status);
+          OutboundFrame.response(method.id(), callId, status.code(), elapsed / 1000, error, null),
+          status,
+          elapsed);
     }
   }
 
-  /** Sends the one answer this call was claimed for. */
-  private void send(OutboundFrame answer, Status status) {
+  /**
+   * Sends the one answer this call was claimed for. The observer is told the time the frame
+   * reports, read once: one clock read per answer, and the two figures agree.
+   */
+  private void send(OutboundFrame answer, Status status, long elapsedNanos) {
     connection.send(answer);
-    connection.server().callAnswered(method, status, System.nanoTime() - receivedNanos);
+    connection.server().callAnswered(method, status, elapsedNanos);
   }
 
-  private long elapsedMicros() {
-    return (System.nanoTime() - receivedNanos) / 1000;
+  private long elapsedNanos() {
+    return System.nanoTime() - receivedNanos;
   }
 
   /** Releases the request payload if the handler did not take it. */

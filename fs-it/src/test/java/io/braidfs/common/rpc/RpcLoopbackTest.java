@@ -19,6 +19,9 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.epoll.Epoll;
 import java.io.IOException;
+import java.net.BindException;
+import java.net.ConnectException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -379,18 +382,55 @@ class RpcLoopbackTest {
     assertThat(client.connection(a)).isNotSameAs(first);
   }
 
-  @Test
-  void aRefusedConnectionFailsTheCallAsUnavailable() throws Exception {
+  @ParameterizedTest
+  @EnumSource(
+      value = Transport.Choice.class,
+      names = {"EPOLL", "NIO"})
+  void aRefusedConnectionFailsTheCallAsUnavailableCausedByTheRefusal(Transport.Choice transport)
+      throws Exception {
+    assumeTrue(
+        transport != Transport.Choice.EPOLL || Epoll.isAvailable(),
+        "the native epoll transport does not load on this machine");
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    RpcClient client = client();
+    RpcClient client =
+        client(
+            RpcOptions.from(BraidConfig.builder().set(RpcConfigKeys.TRANSPORT, transport).build()));
     assertThatThrownBy(
             () ->
                 client.callSync(new InetSocketAddress("127.0.0.1", port), RpcMethod.PING, ping("")))
         .satisfies(e -> assertThat(statusOf(e)).isEqualTo(Status.UNAVAILABLE))
-        .hasMessageContaining("cannot connect");
+        .hasMessageContaining("cannot connect")
+        .hasCauseInstanceOf(ConnectException.class);
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = Transport.Choice.class,
+      names = {"EPOLL", "NIO"})
+  void onlyAnAddressInUseIsCalledSo(Transport.Choice transport) throws Exception {
+    assumeTrue(
+        transport != Transport.Choice.EPOLL || Epoll.isAvailable(),
+        "the native epoll transport does not load on this machine");
+    RpcOptions options =
+        RpcOptions.from(BraidConfig.builder().set(RpcConfigKeys.TRANSPORT, transport).build());
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      InetSocketAddress busy = new InetSocketAddress("127.0.0.1", taken.getLocalPort());
+      assertThatThrownBy(() -> start(RpcServer.builder("srv").bind(busy).options(options)))
+          .isInstanceOf(BindException.class)
+          .hasMessage(
+              "srv: cannot listen on " + HostPort.of(busy) + ": another process listens there")
+          .hasCauseInstanceOf(IOException.class);
+    }
+    // 192.0.2.1 (TEST-NET-1) is no address of this host: a BindException to NIO, but not in use.
+    InetSocketAddress foreign = new InetSocketAddress("192.0.2.1", 7400);
+    assertThatThrownBy(() -> start(RpcServer.builder("srv").bind(foreign).options(options)))
+        .isInstanceOf(IOException.class)
+        .isNotInstanceOf(BindException.class)
+        .hasMessageStartingWith("srv: cannot listen on 192.0.2.1:7400: ")
+        .hasMessageNotContaining("another process");
   }
 
   @Test
