@@ -2,8 +2,8 @@ package io.braidfs.cli;
 
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.joran.JoranConfigurator;
+import ch.qos.logback.classic.util.DefaultJoranConfigurator;
 import ch.qos.logback.core.joran.spi.JoranException;
-import ch.qos.logback.core.joran.util.ConfigurationWatchListUtil;
 import ch.qos.logback.core.status.Status;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.config.DataSize;
@@ -151,10 +151,12 @@ final class ServerLogs implements AutoCloseable {
     if (!(factory instanceof LoggerContext context)) {
       throw new IOException("the logging backend is not logback but " + factory.getClass());
     }
-    URL configuration = ConfigurationWatchListUtil.getMainWatchURL(context);
-    if (configuration == null) {
-      configuration = ServerLogs.class.getResource("/logback.xml");
-    }
+    // The file logback found at start, found the same way: -Dlogback.configurationFile (which
+    // bin/braid sets to BRAID_CONF_DIR's logback.xml), else logback-test.xml or logback.xml on the
+    // classpath (the shipped one).
+    DefaultJoranConfigurator finder = new DefaultJoranConfigurator();
+    finder.setContext(context);
+    URL configuration = finder.findURLOfDefaultConfigurationFile(false);
     if (configuration == null) {
       throw new IOException("no logging configuration was found to load again");
     }
