@@ -42,8 +42,11 @@ import picocli.CommandLine.Spec;
           + " braid.mds.ha.bookie.embedded=false on the MDS replicas). Each ledger goes to"
           + " braid.mds.ha.ensemble bookies.",
       "Prints 'braid bookie: serving HOST:PORT (data DIR)' once it serves.",
-      "Configuration: the flags override -D, which overrides --conf, which overrides the defaults"
-          + " (docs/configuration.md)."
+      "Configuration: the flags override -D, which overrides --conf, which overrides"
+          + " $BRAID_CONF_DIR/bookie.properties, which overrides $BRAID_CONF_DIR/braid.properties,"
+          + " which overrides the defaults (docs/configuration.md).",
+      "Logs: to stderr; with braid.log.dir (or BRAID_LOG_DIR) to rotating files in that"
+          + " directory, warnings and errors to stderr as well."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -104,14 +107,21 @@ final class BookieCommand implements Callable<Integer> {
     }
     Path data = Path.of(d).toAbsolutePath();
     String name = s.qualifiedName();
+    // A bookie has no id but its address, which never changes; two on a host differ in port.
+    ServerLogs logs = ServerLogs.startFor(cfg, s, "bookie", Integer.toString(at.getPort()), false);
+    if (logs == null) {
+      return Braid.EXIT_FAILURE;
+    }
     Standalone bookie = new Standalone(cfg, at, data);
-    return Foreground.run(
-        s,
-        "address " + HostPort.of(at) + ", ZooKeeper " + cfg.get(MdsHaConfigKeys.ZK),
-        "choose another with --address",
-        bookie,
-        b -> name + ": serving " + HostPort.of(at) + " (data " + data + ")",
-        parent().stopSignal());
+    try (logs) {
+      return Foreground.run(
+          s,
+          "address " + HostPort.of(at) + ", ZooKeeper " + cfg.get(MdsHaConfigKeys.ZK),
+          "choose another with --address",
+          bookie,
+          b -> name + ": serving " + HostPort.of(at) + " (data " + data + ")",
+          parent().stopSignal());
+    }
   }
 
   /** The bookie and the ZooKeeper connection that made sure BookKeeper's metadata exists. */

@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
 import java.time.Duration;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -26,10 +27,11 @@ import picocli.CommandLine.Spec;
  * <p>Exit codes: {@value #EXIT_OK} on success (also after a server was stopped by a signal),
  * {@value #EXIT_FAILURE} when the work failed (a server could not start), {@value #EXIT_USAGE} for
  * a usage error (an unknown option, a missing subcommand, an unknown configuration key or an
- * invalid value). Every error is one line on stderr; a server's logs go to stderr too, so stdout
- * carries only what a command prints on purpose. Text goes to stdout through the command line's
- * {@code PrintWriter}; file contents ({@code braid fs cat}) go as bytes to {@link #stdout()}, and
- * {@code braid fs put -} reads {@link #stdin()}.
+ * invalid value). Every error is one line on stderr; a server's logs go to stderr too (or to files
+ * in {@code braid.log.dir}, {@link ServerLogs}), so stdout carries only what a command prints on
+ * purpose. The configuration comes from the places {@link ConfigOptions} lists. Text goes to stdout
+ * through the command line's {@code PrintWriter}; file contents ({@code braid fs cat}) go as bytes
+ * to {@link #stdout()}, and {@code braid fs put -} reads {@link #stdin()}.
  *
  * <p>Thread-safety: not thread-safe; one instance serves one command line.
  */
@@ -70,24 +72,40 @@ public final class Braid implements Runnable {
   private final StopSignal stopSignal;
   private final InputStream stdin;
   private final OutputStream stdout;
+  private final Map<String, String> environment;
 
   @Spec CommandSpec spec;
 
   /**
-   * A command whose servers stop when {@code stopSignal} is requested, on the process's streams.
+   * A command whose servers stop when {@code stopSignal} is requested, on the process's streams,
+   * without environment variables.
    */
   public Braid(StopSignal stopSignal) {
-    this(stopSignal, System.in, System.out);
+    this(stopSignal, System.in, System.out, Map.of());
   }
 
   /**
    * A command whose servers stop when {@code stopSignal} is requested, reading file contents from
-   * {@code stdin} and writing them to {@code stdout}.
+   * {@code stdin} and writing them to {@code stdout}, without environment variables.
    */
   public Braid(StopSignal stopSignal, InputStream stdin, OutputStream stdout) {
+    this(stopSignal, stdin, stdout, Map.of());
+  }
+
+  /**
+   * As {@link #Braid(StopSignal, InputStream, OutputStream)}, with the environment variables the
+   * command reads ({@value ConfigOptions#CONF_DIR_ENV}, {@value ConfigOptions#LOG_DIR_ENV}); {@link
+   * #main} passes the process's.
+   */
+  public Braid(
+      StopSignal stopSignal,
+      InputStream stdin,
+      OutputStream stdout,
+      Map<String, String> environment) {
     this.stopSignal = stopSignal;
     this.stdin = stdin;
     this.stdout = stdout;
+    this.environment = Map.copyOf(environment);
   }
 
   /** The signal servers started by this command wait for. */
@@ -105,6 +123,11 @@ public final class Braid implements Runnable {
    */
   OutputStream stdout() {
     return stdout;
+  }
+
+  /** The environment variables the command was given (none unless run from {@link #main}). */
+  Map<String, String> environment() {
+    return environment;
   }
 
   /** {@code braid} alone: a subcommand is missing. */
@@ -135,6 +158,15 @@ public final class Braid implements Runnable {
     return commandLine(new Braid(stopSignal, stdin, stdout), out, err);
   }
 
+  /**
+   * The command line for {@code braid} as above, on the process's streams, reading {@code
+   * environment} as the process's environment.
+   */
+  public static CommandLine commandLine(
+      StopSignal stopSignal, Map<String, String> environment, PrintWriter out, PrintWriter err) {
+    return commandLine(new Braid(stopSignal, System.in, System.out, environment), out, err);
+  }
+
   private static CommandLine commandLine(Braid braid, PrintWriter out, PrintWriter err) {
     CommandLine cmd = new CommandLine(braid);
     cmd.setOut(out);
@@ -157,7 +189,7 @@ public final class Braid implements Runnable {
     PrintWriter err = new PrintWriter(System.err, true, charset);
     int code = EXIT_FAILURE;
     try {
-      code = commandLine(stop, out, err).execute(args);
+      code = commandLine(stop, System.getenv(), out, err).execute(args);
     } finally {
       // Also when an Error escapes (a broken classpath): the hook must not wait for a stop.
       out.flush();

@@ -44,7 +44,11 @@ import picocli.CommandLine.Spec;
       "It then registers with the MDS in the background, retrying until one answers"
           + " (braid.dataserver.register-retry), so the MDS may start later.",
       "Configuration: --address, --dir and --mds override -D, which overrides --conf, which"
-          + " overrides the defaults (docs/configuration.md)."
+          + " overrides $BRAID_CONF_DIR/dataserver.properties, which overrides"
+          + " $BRAID_CONF_DIR/braid.properties, which overrides the defaults"
+          + " (docs/configuration.md).",
+      "Logs: to stderr; with braid.log.dir (or BRAID_LOG_DIR) to rotating files in that"
+          + " directory, warnings and errors to stderr as well."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -111,15 +115,21 @@ final class DataServerCommand implements Callable<Integer> {
         return Braid.EXIT_FAILURE;
       }
     }
-    ServerMetrics.Started started = ServerMetrics.startFor(cfg, s);
-    if (started.failed()) {
+    ServerLogs logs = ServerLogs.startFor(cfg, s, "dataserver", id, false);
+    if (logs == null) {
       return Braid.EXIT_FAILURE;
     }
-    ServerMetrics metrics = started.metrics();
-    DataServer server = new DataServer(cfg, id);
-    server.observe(ServerMetrics.observer(metrics));
-    try (metrics) {
-      return serve(s, where, dirList, mdsList, server);
+    try (logs) {
+      ServerMetrics.Started started = ServerMetrics.startFor(cfg, s);
+      if (started.failed()) {
+        return Braid.EXIT_FAILURE;
+      }
+      ServerMetrics metrics = started.metrics();
+      DataServer server = new DataServer(cfg, id);
+      server.observe(ServerMetrics.observer(metrics));
+      try (metrics) {
+        return serve(s, where, dirList, mdsList, server);
+      }
     }
   }
 

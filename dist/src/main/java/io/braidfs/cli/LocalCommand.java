@@ -59,8 +59,9 @@ import picocli.CommandLine.Spec;
           + " elects; it prints each change of leader, and touch DIR/failover makes the leader"
           + " hand over.",
       "Prints the braid:// URI and how to reach it, then '" + LocalCommand.READY + " ...'.",
-      "Runs until Ctrl-C or SIGTERM. -D and --conf apply to every server; addresses and"
-          + " directories are set by the options below."
+      "Runs until Ctrl-C or SIGTERM. -D, --conf and $BRAID_CONF_DIR's braid.properties and"
+          + " local.properties apply to every server; addresses and directories are set by the"
+          + " options below. With braid.log.dir (or BRAID_LOG_DIR) it logs to rotating files there."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -160,6 +161,19 @@ final class LocalCommand implements Callable<Integer> {
         }
       }
     }
+    // Two braid local on one host differ in their MDS port, unless the system picks it.
+    String logId = mdsPort != 0 ? Integer.toString(mdsPort) : "pid" + ProcessHandle.current().pid();
+    ServerLogs logs = ServerLogs.startFor(cfg, s, "local", logId, true);
+    if (logs == null) {
+      return Braid.EXIT_FAILURE;
+    }
+    try (logs) {
+      return serve(s, cfg, dir, where, events);
+    }
+  }
+
+  private int serve(
+      CommandSpec s, BraidConfig cfg, Path dir, String where, Consumer<String> events) {
     ServerMetrics.Started started = ServerMetrics.startFor(cfg, s);
     if (started.failed()) {
       return Braid.EXIT_FAILURE;

@@ -35,7 +35,10 @@ import picocli.CommandLine.Spec;
       "Runs a metadata server in the foreground until stopped (SIGTERM or Ctrl-C).",
       "Prints 'braid mds listening on HOST:PORT (store DIR)' once it serves.",
       "Configuration: --address and --dir override -D, which overrides --conf, which overrides"
-          + " the defaults (docs/configuration.md)."
+          + " $BRAID_CONF_DIR/mds.properties, which overrides $BRAID_CONF_DIR/braid.properties,"
+          + " which overrides the defaults (docs/configuration.md).",
+      "Logs: to stderr; with braid.log.dir (or BRAID_LOG_DIR) to rotating files in that"
+          + " directory, warnings and errors to stderr as well."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -83,15 +86,21 @@ final class MdsCommand implements Callable<Integer> {
     CommandSpec s = spec();
     BraidConfig cfg = configuration();
     Path store = Path.of(cfg.get(MdsStoreConfigKeys.DIR)).toAbsolutePath().normalize();
-    ServerMetrics.Started started = ServerMetrics.startFor(cfg, s);
-    if (started.failed()) {
+    ServerLogs logs = ServerLogs.startFor(cfg, s, "mds", cfg.get(MdsConfigKeys.ID), true);
+    if (logs == null) {
       return Braid.EXIT_FAILURE;
     }
-    ServerMetrics metrics = started.metrics();
-    MdsServer server = new MdsServer(cfg);
-    server.observe(ServerMetrics.observer(metrics));
-    try (metrics) {
-      return serve(s, store, cfg, server);
+    try (logs) {
+      ServerMetrics.Started started = ServerMetrics.startFor(cfg, s);
+      if (started.failed()) {
+        return Braid.EXIT_FAILURE;
+      }
+      ServerMetrics metrics = started.metrics();
+      MdsServer server = new MdsServer(cfg);
+      server.observe(ServerMetrics.observer(metrics));
+      try (metrics) {
+        return serve(s, store, cfg, server);
+      }
     }
   }
 

@@ -37,8 +37,11 @@ import picocli.CommandLine.Spec;
       "Standalone unless braid.zk.servers lists an ensemble (N=host:peerPort:electionPort,...),"
           + " of which this server is member --id N.",
       "Prints 'braid zk: serving HOST:PORT (standalone, data DIR)' once it serves.",
-      "Configuration: the flags override -D, which overrides --conf, which overrides the defaults"
-          + " (docs/configuration.md)."
+      "Configuration: the flags override -D, which overrides --conf, which overrides"
+          + " $BRAID_CONF_DIR/zk.properties, which overrides $BRAID_CONF_DIR/braid.properties,"
+          + " which overrides the defaults (docs/configuration.md).",
+      "Logs: to stderr; with braid.log.dir (or BRAID_LOG_DIR) to rotating files in that"
+          + " directory, warnings and errors to stderr as well."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -83,14 +86,24 @@ final class ZkCommand implements Callable<Integer> {
     BraidConfig cfg = configuration();
     EmbeddedZooKeeper zk = server(cfg);
     String name = s.qualifiedName();
-    return Foreground.run(
-        s,
-        "address " + cfg.get(ZooKeeperConfigKeys.ADDRESS) + ", data " + zk.dir(),
-        "choose another with --address",
-        zk,
-        z -> name + ": serving " + z.connectString() + " (" + z.mode() + ", data " + z.dir() + ")",
-        parent().stopSignal(),
-        EmbeddedZooKeeper::whenStopped);
+    int member = cfg.get(ZooKeeperConfigKeys.ID);
+    // A standalone server (id 0) is plain "zk"; an ensemble member is "zk-N".
+    ServerLogs logs =
+        ServerLogs.startFor(cfg, s, "zk", member == 0 ? "zk" : Integer.toString(member), false);
+    if (logs == null) {
+      return Braid.EXIT_FAILURE;
+    }
+    try (logs) {
+      return Foreground.run(
+          s,
+          "address " + cfg.get(ZooKeeperConfigKeys.ADDRESS) + ", data " + zk.dir(),
+          "choose another with --address",
+          zk,
+          z ->
+              name + ": serving " + z.connectString() + " (" + z.mode() + ", data " + z.dir() + ")",
+          parent().stopSignal(),
+          EmbeddedZooKeeper::whenStopped);
+    }
   }
 
   /**

@@ -51,6 +51,17 @@ final class BraidProcess implements AutoCloseable {
    * @throws IOException if the JVM cannot be started
    */
   static BraidProcess start(Path log, String... args) throws IOException {
+    return start(log, java.util.Map.of(), args);
+  }
+
+  /**
+   * Starts {@code braid args...} in a new JVM with {@code env} added to this process's environment
+   * (such as {@code BRAID_LOG_DIR}); its stderr goes to {@code log}.
+   *
+   * @throws IOException if the JVM cannot be started
+   */
+  static BraidProcess start(Path log, java.util.Map<String, String> env, String... args)
+      throws IOException {
     String java =
         ProcessHandle.current()
             .info()
@@ -67,12 +78,12 @@ final class BraidProcess implements AutoCloseable {
     command.add(System.getProperty("java.class.path"));
     command.add(Braid.class.getName());
     command.addAll(List.of(args));
-    Process p =
+    ProcessBuilder pb =
         new ProcessBuilder(command)
             .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
-            .redirectInput(ProcessBuilder.Redirect.PIPE)
-            .start();
-    return new BraidProcess(p, log);
+            .redirectInput(ProcessBuilder.Redirect.PIPE);
+    pb.environment().putAll(env);
+    return new BraidProcess(pb.start(), log);
   }
 
   /**

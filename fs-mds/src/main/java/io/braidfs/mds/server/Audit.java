@@ -7,8 +7,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The audit log: one line per namespace mutation and open, allowed or not, on the logger {@code
- * braid.audit} (as HDFS's FSNamesystem.audit), so operators route it to its own file in the logging
- * configuration. Fields are {@code key=value}, tab-separated.
+ * braid.audit} (as HDFS's FSNamesystem.audit), so the logging configuration routes it to a file of
+ * its own (dist's logback.xml does, with braid.log.dir). Fields are {@code key=value},
+ * tab-separated.
  *
  * <p>Thread-safety: thread-safe.
  */

@@ -43,8 +43,9 @@ public final class MdsConfigKeys implements ConfigKeySet {
       ConfigKey.bool(
           "braid.mds.audit",
           true,
-          "Log one line per mutation and open on the logger braid.audit (route it in the logging"
-              + " configuration).");
+          "Log one line per mutation and open on the logger braid.audit. The shipped logging"
+              + " configuration writes it to its own file, braid-NAME-audit.log in braid.log.dir,"
+              + " and drops it when braid.log.dir is not set.");
 
   private static final List<ConfigKey<?>> KEYS =
       List.of(ADDRESS, ID, READ_THREADS, RETRY_CACHE_TTL, AUDIT);
