@@ -299,7 +299,14 @@ public final class ChunkReports {
   private void lost(int server, ChunkRef ref, List<ChunkRef> repair) throws IOException {
     ChunkRecord c = ns.chunk(ns.store, ref.inode(), Integer.toUnsignedLong(ref.index()));
     if (c != null && c.getReplicaServerIdsList().contains(server)) {
-      if (!openForWrite(ref.inode())) {
+      boolean open = openForWrite(ref.inode());
+      if (!open && c.getLengthBytes() == 0) {
+        // Allocated with its file's chunk set and never written: no replica was ever made, and
+        // an empty chunk has nothing to lose. (Counting it would mark every small file's unused
+        // chunks missing at each full report.)
+        return;
+      }
+      if (!open) {
         ns.replicaMap.markBad(ref, server, ReplicaMap.Bad.MISSING, c.getVersion());
       }
       repair.add(ref); // the repair queue notes an open file for its close

@@ -199,6 +199,11 @@ public final class Replication {
       for (ScanPage.Entry e : page.entries()) {
         int index = Keys.chunkIndex(e.key());
         ChunkRecord c = Records.decodeChunk(e.key(), e.value());
+        if (c.getLengthBytes() == 0) {
+          // Never written (its file's chunk set allocates chunks a small file does not use), or
+          // empty: there is nothing to copy, and its holders may hold no replica to copy from.
+          continue;
+        }
         List<Integer> holders = c.getReplicaServerIdsList();
         ChunkRef ref = new ChunkRef(inode, index);
         ChunkHealth health =
