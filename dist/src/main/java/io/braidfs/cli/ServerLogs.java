@@ -1,22 +1,13 @@
 package io.braidfs.cli;
 
-import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.joran.JoranConfigurator;
-import ch.qos.logback.classic.util.DefaultJoranConfigurator;
-import ch.qos.logback.core.joran.spi.JoranException;
-import ch.qos.logback.core.status.Status;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.config.DataSize;
 import java.io.IOException;
-import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.ILoggerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Model.CommandSpec;
@@ -54,19 +45,14 @@ final class ServerLogs implements AutoCloseable {
   static final String TOTAL_SIZE_CAP = "braid.log.total-size-cap";
 
   /** Logs nowhere but where the process's logging already goes. */
-  private static final ServerLogs NONE = new ServerLogs(null, null, Map.of());
+  private static final ServerLogs NONE = new ServerLogs(null, Map.of());
 
-  private final @Nullable LoggerContext context;
-  private final @Nullable URL configuration;
+  private final @Nullable LogbackReload reload;
   private final Map<String, String> properties;
   private boolean closed;
 
-  private ServerLogs(
-      @Nullable LoggerContext context,
-      @Nullable URL configuration,
-      Map<String, String> properties) {
-    this.context = context;
-    this.configuration = configuration;
+  private ServerLogs(@Nullable LogbackReload reload, Map<String, String> properties) {
+    this.reload = reload;
     this.properties = properties;
   }
 
@@ -147,60 +133,24 @@ final class ServerLogs implements AutoCloseable {
     if (!Files.isWritable(dir)) {
       throw new IOException(dir + " is not writable");
     }
-    ILoggerFactory factory = LoggerFactory.getILoggerFactory();
-    if (!(factory instanceof LoggerContext context)) {
-      throw new IOException("the logging backend is not logback but " + factory.getClass());
+    // Checked by name: where logback is not on the class path (a program embedding the commands
+    // with another backend), the class that touches it must never be loaded.
+    String backend = LoggerFactory.getILoggerFactory().getClass().getName();
+    if (!backend.equals("ch.qos.logback.classic.LoggerContext")) {
+      throw new IOException("the logging backend is not logback but " + backend);
     }
-    // The file logback found at start, found the same way: -Dlogback.configurationFile (which
-    // bin/braid sets to BRAID_CONF_DIR's logback.xml), else logback-test.xml or logback.xml on the
-    // classpath (the shipped one).
-    DefaultJoranConfigurator finder = new DefaultJoranConfigurator();
-    finder.setContext(context);
-    URL configuration = finder.findURLOfDefaultConfigurationFile(false);
-    if (configuration == null) {
-      throw new IOException("no logging configuration was found to load again");
-    }
-    properties.forEach(System::setProperty);
-    List<String> errors = configure(context, configuration);
-    if (!errors.isEmpty()) {
-      properties.keySet().forEach(System::clearProperty);
-      configure(context, configuration);
-      throw new IOException(configuration + ": " + String.join("; ", errors));
-    }
-    return new ServerLogs(context, configuration, properties);
-  }
-
-  /** Loads {@code configuration} afresh; the errors logback reported while doing so. */
-  private static List<String> configure(LoggerContext context, URL configuration) {
-    long start = System.currentTimeMillis();
-    context.reset();
-    JoranConfigurator configurator = new JoranConfigurator();
-    configurator.setContext(context);
-    List<String> errors = new ArrayList<>();
-    try {
-      configurator.doConfigure(configuration);
-    } catch (JoranException e) {
-      errors.add(Errors.describe(e));
-    }
-    for (Status s : context.getStatusManager().getCopyOfStatusList()) {
-      if (s.getLevel() == Status.ERROR && s.getTimestamp() >= start) {
-        Throwable t = s.getThrowable();
-        errors.add(s.getMessage() + (t == null ? "" : ": " + Errors.describe(t)));
-      }
-    }
-    return errors;
+    return new ServerLogs(LogbackReload.open(properties), properties);
   }
 
   /** Closes the files and loads the logging configuration as it was before. */
   @Override
   public void close() {
-    LoggerContext c = context;
-    URL u = configuration;
-    if (c == null || u == null || closed) {
+    LogbackReload r = reload;
+    if (r == null || closed) {
       return;
     }
     closed = true;
     properties.keySet().forEach(System::clearProperty);
-    configure(c, u);
+    r.restore();
   }
 }
