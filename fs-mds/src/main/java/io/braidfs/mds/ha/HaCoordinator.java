@@ -210,13 +210,20 @@ public final class HaCoordinator implements Service {
   }
 
   /**
-   * The RPC addresses of the replicas in the election now, read from the latch's znodes, so a
-   * replica that has not joined (one bootstrapping its store) sees them too.
+   * The RPC addresses of the replicas in the election now, in the latch's order (the leader first),
+   * read from its znodes, so a replica that has not joined (one bootstrapping its store) sees them
+   * too.
    */
   public java.util.List<String> peers() throws IOException {
     java.util.List<String> out = new java.util.ArrayList<>();
     try {
-      for (String child : client().getChildren().forPath(root + "/latch")) {
+      java.util.List<String> children =
+          new java.util.ArrayList<>(client().getChildren().forPath(root + "/latch"));
+      // Sequential znodes end in a 10-digit sequence number: the lowest holds the latch.
+      children.sort(
+          java.util.Comparator.comparing(
+              (String c) -> c.length() >= 10 ? c.substring(c.length() - 10) : c));
+      for (String child : children) {
         try {
           byte[] data = client().getData().forPath(root + "/latch/" + child);
           String peer = new String(data, StandardCharsets.UTF_8);

@@ -175,6 +175,12 @@ public final class LedgerJournal implements Journal {
     CompletableFuture<Long> future = new CompletableFuture<>();
     lock.lock();
     try {
+      // Again under the lock: a failure on a BookKeeper thread since the check above has failed
+      // every record it found, and would never complete this one.
+      StoreException failed = failure;
+      if (failed != null) {
+        throw failed;
+      }
       waiting.addLast(new InFlight(record, encoded, view.add(batch), future));
       lastIndex = index;
       if (entriesOut < MAX_ENTRIES_OUT) {
@@ -237,6 +243,9 @@ public final class LedgerJournal implements Journal {
         throw f;
       }
       old.closeAsync().get(Ledgers.OP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      if (closed) {
+        throw new StoreException(Status.NOT_LEADER, id + ": the journal is closed", null);
+      }
       WriteHandle h = roller.next(next);
       lock.lock();
       try {

@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
 public final class LedgerTailer {
   private static final Logger LOG = LoggerFactory.getLogger(LedgerTailer.class);
 
-  /** Entries read at a time. */
-  static final int PAGE = 512;
+  /** Entries read at a time: up to 64 MiB, as an entry may group up to 1 MiB of records. */
+  static final int PAGE = 64;
 
   private final String id;
   private final HaCoordinator coordinator;
@@ -146,6 +146,14 @@ public final class LedgerTailer {
       LedgerList.Ledger l = all.get(i);
       boolean last = i == all.size() - 1;
       ReadHandle h = handle(l.id(), last && recoverLast, last);
+      if (!last && !h.isClosed()) {
+        // Closed before its successor was published, but a reader whose ZooKeeper server lags
+        // may still see it open, with an end short of the truth: recovery settles it (its writer
+        // has moved on).
+        closeOpen();
+        h = ledgers.open(l.id(), true);
+        open = h;
+      }
       long lac =
           last && !recoverLast ? await(h.readLastAddConfirmedAsync()) : h.getLastAddConfirmed();
       long had = local.lastIndex();

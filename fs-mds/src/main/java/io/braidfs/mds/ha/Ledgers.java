@@ -56,6 +56,15 @@ public final class Ledgers implements Service {
   /** Ledger password: ledgers are protected by ZooKeeper ACLs and the network, not this. */
   private static final byte[] PASSWORD = "braid-journal".getBytes(StandardCharsets.US_ASCII);
 
+  /**
+   * Custom metadata naming a ledger's entry format: {@link #GROUPED} entries hold one or more
+   * records each, length first; a ledger without it (written before grouping) holds one record per
+   * entry, without a length.
+   */
+  static final String FORMAT = "braid-format";
+
+  static final byte[] GROUPED = "2".getBytes(StandardCharsets.US_ASCII);
+
   /** The longest one BookKeeper operation may take before it counts as failed. */
   static final Duration OP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -118,7 +127,11 @@ public final class Ledgers implements Service {
   public WriteHandle create(long epoch, Duration degradeAfter, Duration giveUpAfter)
       throws IOException {
     Map<String, byte[]> tags =
-        Map.of("braid-epoch", Long.toString(epoch).getBytes(StandardCharsets.US_ASCII));
+        Map.of(
+            "braid-epoch",
+            Long.toString(epoch).getBytes(StandardCharsets.US_ASCII),
+            FORMAT,
+            GROUPED);
     long start = System.nanoTime();
     long logged = start;
     while (true) {
@@ -214,8 +227,14 @@ public final class Ledgers implements Service {
     List<JournalRecord> out = new ArrayList<>((int) (last - first + 1));
     try (LedgerEntries entries =
         await(handle.readAsync(first, last), "read ledger " + handle.getId())) {
+      byte[] format = handle.getLedgerMetadata().getCustomMetadata().get(FORMAT);
+      boolean grouped = format != null && Arrays.equals(format, GROUPED);
       for (LedgerEntry e : entries) {
-        out.addAll(decode(e.getEntryBytes()));
+        if (grouped) {
+          out.addAll(decode(e.getEntryBytes()));
+        } else {
+          out.add(decodeOne(e.getEntryBytes(), 0, e.getEntryBytes().length));
+        }
       }
     }
     return out;
@@ -257,17 +276,25 @@ public final class Ledgers implements Service {
                 + (b.position() - 4),
             null);
       }
-      long index = b.getLong();
-      byte[] key = Keys.journal(index);
-      JournalEntry je =
-          Records.decodeJournalEntry(
-              key, Arrays.copyOfRange(entry, b.position(), b.position() + length - 8));
-      b.position(b.position() + length - 8);
-      out.add(
-          new JournalRecord(
-              index, je.getOperation(), je.getTimeNs(), Records.journalBatch(key, je)));
+      out.add(decodeOne(entry, b.position(), length));
+      b.position(b.position() + length);
     }
     return out;
+  }
+
+  /** The record encoded (as {@link #encode} does) in {@code length} bytes from {@code offset}. */
+  private static JournalRecord decodeOne(byte[] entry, int offset, int length)
+      throws StoreException {
+    if (length < 8) {
+      throw new StoreException(
+          Status.INTERNAL, "journal ledger record of " + length + " bytes", null);
+    }
+    long index = ByteBuffer.wrap(entry, offset, 8).getLong();
+    byte[] key = Keys.journal(index);
+    JournalEntry je =
+        Records.decodeJournalEntry(key, Arrays.copyOfRange(entry, offset + 8, offset + length));
+    return new JournalRecord(
+        index, je.getOperation(), je.getTimeNs(), Records.journalBatch(key, je));
   }
 
   private BookKeeper bk() {

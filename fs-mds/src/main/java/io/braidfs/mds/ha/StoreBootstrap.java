@@ -74,7 +74,8 @@ public final class StoreBootstrap {
    * @throws IOException if the MDS closed meanwhile
    */
   public long fetch() throws IOException {
-    long logged = 0;
+    long logged = System.nanoTime();
+    boolean first = true;
     while (running.getAsBoolean()) {
       String problem;
       HaCoordinator zk = new HaCoordinator(id, config, "");
@@ -82,7 +83,9 @@ public final class StoreBootstrap {
         zk.start();
         long need = zk.ledgers().list().firstIndex() - 1;
         String cluster = zk.clusterId("");
-        List<String> peers = zk.peers();
+        List<String> peers = new java.util.ArrayList<>(zk.peers());
+        // Standbys first: a copy makes its store flush, which would pause the leader's writes.
+        java.util.Collections.reverse(peers);
         problem = peers.isEmpty() ? "no replica is in the election" : "";
         for (String peer : peers) {
           try {
@@ -91,7 +94,10 @@ public final class StoreBootstrap {
               return index;
             }
             problem += peer + "'s store ends before record " + need + "; ";
-          } catch (IOException e) {
+          } catch (IOException | RuntimeException e) {
+            if (!running.getAsBoolean()) {
+              break;
+            }
             problem += peer + ": " + e.getMessage() + "; ";
           }
         }
@@ -100,7 +106,8 @@ public final class StoreBootstrap {
       } finally {
         zk.close();
       }
-      if (System.nanoTime() - logged > 10_000_000_000L) {
+      if (first || System.nanoTime() - logged > 10_000_000_000L) {
+        first = false;
         logged = System.nanoTime();
         LOG.warn(
             "{}: no peer could give this replica a store copy yet (retrying): {}", id, problem);
@@ -134,9 +141,15 @@ public final class StoreBootstrap {
     Files.createDirectories(staging);
     long bytes = 0;
     long started = System.nanoTime();
+    boolean current = false;
     for (HaSnapshotFile f : copy.getFilesList()) {
+      current |= f.getName().equals("CURRENT");
       bytes += download(at, copy.getSnapshotId(), f, staging.resolve(fileName(f.getName())));
     }
+    if (!current) {
+      throw new IOException("its store copy has no CURRENT file");
+    }
+    sync(staging); // every file's entry durable before COMPLETE says the copy is whole
     Path complete = staging.resolve(COMPLETE);
     Files.writeString(
         complete,
@@ -161,6 +174,9 @@ public final class StoreBootstrap {
     try (FileChannel out =
         FileChannel.open(to, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       while (offset < f.getSize()) {
+        if (!running.getAsBoolean()) {
+          throw new IOException("closing");
+        }
         HaSnapshotReadResponse r =
             rpc.callSync(
                 at,
@@ -187,17 +203,20 @@ public final class StoreBootstrap {
     return offset;
   }
 
-  /** A file name from a peer, refused if it could name anything outside the staging directory. */
+  /**
+   * A file name from a peer, accepted only as one of RocksDB's own file names, so it can name
+   * nothing outside the staging directory, nor collide with the store directory's subdirectories.
+   */
   private static String fileName(String name) throws IOException {
-    if (name.isEmpty()
-        || name.contains("/")
-        || name.equals(".")
-        || name.equals("..")
-        || name.equals(COMPLETE)) {
+    if (!ROCKSDB_FILE.matcher(name).matches()) {
       throw new IOException("store copy lists a file named '" + name + "'");
     }
     return name;
   }
+
+  private static final java.util.regex.Pattern ROCKSDB_FILE =
+      java.util.regex.Pattern.compile(
+          "CURRENT|IDENTITY|MANIFEST-[0-9]+|OPTIONS-[0-9]+|[0-9]+\\.(sst|log|blob)");
 
   /**
    * If a complete copy is staged in {@code storeDir}, makes it the store (before the store opens);
@@ -242,6 +261,7 @@ public final class StoreBootstrap {
     }
     sync(storeDir);
     Files.delete(staging.resolve(COMPLETE));
+    sync(staging);
     StoreSnapshots.deleteTree(staging);
     LOG.info("{}: installed a peer's store copy in {}", id, storeDir);
     return true;

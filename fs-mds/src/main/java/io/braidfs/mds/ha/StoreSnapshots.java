@@ -153,7 +153,21 @@ public final class StoreSnapshots implements AutoCloseable {
           Status.NOT_FOUND, id + ": store copy " + c.name() + " has no file '" + q.getName() + "'");
     }
     long offset = q.getOffset();
-    int length = (int) Math.max(0, Math.min(Math.min(q.getLength(), MAX_READ), size - offset));
+    if (offset < 0 || offset > size || q.getLength() < 0) {
+      throw StatusExceptions.toIOException(
+          Status.INVALID_ARGUMENT,
+          id
+              + ": cannot read "
+              + Integer.toUnsignedString(q.getLength())
+              + " bytes at "
+              + Long.toUnsignedString(offset)
+              + " of "
+              + q.getName()
+              + " ("
+              + size
+              + " bytes)");
+    }
+    int length = (int) Math.min(Math.min(q.getLength(), MAX_READ), size - offset);
     ByteBuffer buf = ByteBuffer.allocate(length);
     try (FileChannel ch = FileChannel.open(c.dir().resolve(q.getName()), StandardOpenOption.READ)) {
       while (buf.hasRemaining()) {

@@ -143,10 +143,18 @@ public final class AdminOps {
       for (ScanPage.Entry e : page.entries()) {
         ChunkRecord c = Records.decodeChunk(e.key(), e.value());
         ChunkRef ref = new ChunkRef(file.id(), Keys.chunkIndex(e.key()));
+        // An empty chunk of a closed file (allocated with its chunk set, never written) has
+        // nothing to lose, whatever its holders' state.
         FileHealth h =
-            ChunkHealth.of(
-                    ns.registry, ns.replicaMap, ref, c.getVersion(), c.getReplicaServerIdsList())
-                .health(want);
+            c.getLengthBytes() == 0 && !r.hasOpenForWrite()
+                ? FileHealth.HEALTHY
+                : ChunkHealth.of(
+                        ns.registry,
+                        ns.replicaMap,
+                        ref,
+                        c.getVersion(),
+                        c.getReplicaServerIdsList())
+                    .health(want);
         f.setChunks(f.getChunks() + 1);
         switch (h) {
           case UNDER_REPLICATED -> f.setUnderReplicatedChunks(f.getUnderReplicatedChunks() + 1);

@@ -199,15 +199,26 @@ public final class Replication {
       for (ScanPage.Entry e : page.entries()) {
         int index = Keys.chunkIndex(e.key());
         ChunkRecord c = Records.decodeChunk(e.key(), e.value());
-        if (c.getLengthBytes() == 0) {
-          // Never written (its file's chunk set allocates chunks a small file does not use), or
-          // empty: there is nothing to copy, and its holders may hold no replica to copy from.
-          continue;
-        }
         List<Integer> holders = c.getReplicaServerIdsList();
         ChunkRef ref = new ChunkRef(inode, index);
         ChunkHealth health =
             ChunkHealth.of(ns.registry, ns.replicaMap, ref, c.getVersion(), holders);
+        if (c.getLengthBytes() == 0) {
+          // Never written (its file's chunk set allocates chunks a small file does not use), or
+          // empty: nothing to copy, and its holders may hold no replica to copy from. Only the
+          // holders that no longer count leave its record, so a draining server lets go of it.
+          if (health.good().size() < holders.size()) {
+            m.put(
+                ColumnFamily.CHUNKS,
+                e.key(),
+                Records.encode(
+                    c.toBuilder()
+                        .clearReplicaServerIds()
+                        .addAllReplicaServerIds(health.good())
+                        .build()));
+          }
+          continue;
+        }
         if (health.good().size() >= want) {
           // Live good ones come first in good(); and never trim away the last replica a reader
           // can use now (the others may be on servers away for maintenance).
@@ -339,6 +350,14 @@ public final class Replication {
                 new ChunkRef(inode, Keys.chunkIndex(e.key())),
                 c.getVersion(),
                 c.getReplicaServerIdsList());
+        if (c.getLengthBytes() == 0) {
+          // An empty chunk needs no copies; it needs reconciling only to drop holders that
+          // no longer count.
+          if (h.good().size() < c.getReplicaServerIdsCount()) {
+            needs = true;
+          }
+          continue;
+        }
         int good = h.good().size();
         if (good != want || c.getReplicaServerIdsCount() != want) {
           needs = true;

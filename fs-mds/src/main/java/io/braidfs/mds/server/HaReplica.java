@@ -374,6 +374,12 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
         before
             .plus(new LedgerList.Ledger(h.getId(), first))
             .trimmedBefore(first - config.get(MdsHaConfigKeys.LEDGER_RETAINED_RECORDS));
+    if (next.ledgers().size() < before.ledgers().size() + 1) {
+      // The replicas' stores are not synced (the ledgers are the durable copy): before records
+      // leave the ledgers, this store makes them durable, so a cluster-wide power loss leaves at
+      // least one store that reaches the journal's new first record.
+      store.syncWal();
+    }
     c.publishLedgers(next, publishedVersion);
     // A znode's version rises by one with each change, and only the leader changes this one.
     publishedVersion = publishedVersion < 0 ? 0 : publishedVersion + 1;

@@ -116,34 +116,20 @@ class HaBootstrapTest {
   }
 
   /**
-   * Waits until {@code standby} has every record but the leader's last: a standby reads the open
-   * ledger up to its last add confirmed, which names an entry only once the next one is sent.
+   * Waits until standbys {@code a} and {@code b} hold the same records, at least up to {@code
+   * target}. A standby reads the open ledger up to its last add confirmed, which names an entry
+   * only once the next one is sent: callers write one more change after {@code target}.
    */
-  private static void awaitCaughtUp(MdsServer standby, MdsServer leader)
-      throws InterruptedException {
+  private static void awaitSame(MdsServer a, MdsServer b, long target) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (standby.role() != MdsServer.Role.STANDBY
-        || standby.journalIndex() < leader.journalIndex() - 1) {
+    while (a.role() != MdsServer.Role.STANDBY
+        || b.role() != MdsServer.Role.STANDBY
+        || a.journalIndex() != b.journalIndex()
+        || a.journalIndex() < target) {
       assertThat(System.nanoTime())
           .as(
-              "%s (%s, record %d) catches up with the leader's record %d",
-              standby, standby.role(), standby.journalIndex(), leader.journalIndex())
-          .isLessThan(deadline);
-      Thread.sleep(20);
-    }
-  }
-
-  /**
-   * Waits until standbys {@code a} and {@code b} hold the same records, all but the leader's last.
-   */
-  private static void awaitSame(MdsServer a, MdsServer b, MdsServer leader)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (a.journalIndex() != b.journalIndex() || a.journalIndex() < leader.journalIndex() - 1) {
-      assertThat(System.nanoTime())
-          .as(
-              "%s (record %d) and %s (record %d) follow the leader to record %d",
-              a, a.journalIndex(), b, b.journalIndex(), leader.journalIndex() - 1)
+              "%s (%s, record %d) and %s (%s, record %d) follow the journal to record %d",
+              a, a.role(), a.journalIndex(), b, b.role(), b.journalIndex(), target)
           .isLessThan(deadline);
       Thread.sleep(20);
     }
@@ -205,8 +191,9 @@ class HaBootstrapTest {
       int other = 3 - wiped - indexOf(leader);
       // The copy came from a peer at some record; one more change, and both standbys hold every
       // record before it: their stores are then byte for byte the same.
+      long target = leader.journalIndex();
       mkdirs(c, leader, 110, 111);
-      awaitSame(back, replicas[other], leader);
+      awaitSame(back, replicas[other], target);
       assertThat(contents(back.cache())).isEqualTo(contents(replicas[other].cache()));
       assertThat(Files.exists(storeDir(wiped).resolve("bootstrap"))).isFalse();
 
@@ -218,9 +205,9 @@ class HaBootstrapTest {
       mkdirs(c, leader, 111, 210);
       assertThat(ledgers().firstIndex()).isGreaterThan(had + 1);
       MdsServer behind = start(lagging);
-      awaitCaughtUp(behind, leader);
+      target = leader.journalIndex();
       mkdirs(c, leader, 210, 211);
-      awaitSame(behind, back, leader);
+      awaitSame(behind, back, target);
       assertThat(contents(behind.cache())).isEqualTo(contents(back.cache()));
 
       // A copied store serves as well as any: the old leader goes, a successor has every change.
