@@ -75,6 +75,54 @@ class UnwrittenChunksTest {
   }
 
   @Test
+  void aServerHoldingOnlyUnwrittenChunksIsDecommissioned() throws Exception {
+    // Striped over all four servers, one chunk written: some server holds an unwritten chunk of
+    // the file and nothing else of it; draining it must finish, as nothing needs copying.
+    byte[] data = "ten bytes!".getBytes(StandardCharsets.US_ASCII);
+    try (BraidOutputStream out = root.create("/small")) {
+      out.write(data);
+    }
+    Await.until("the small file healthy", Duration.ofSeconds(30), this::healthy);
+    var set = root.locations("/small", 0, 0).chunkSets().get(0);
+    java.util.Set<Integer> written = new java.util.HashSet<>();
+    set.chunks().get(0).replicas().forEach(r -> written.add(r.serverId()));
+    int draining = -1;
+    for (var chunk : set.chunks()) {
+      for (var r : chunk.replicas()) {
+        if (!written.contains(r.serverId())) {
+          draining = r.serverId();
+        }
+      }
+    }
+    assertThat(draining).as("a server holding only unwritten chunks").isPositive();
+    int id = draining;
+    String endpoint = cluster.mds().namespace().registry().server(id).endpoint();
+    admin.callSync(
+        cluster.mdsAddress(),
+        RpcMethod.SET_SERVER_STATE,
+        io.braidfs.proto.SetServerStateRequest.newBuilder()
+            .setServer(endpoint)
+            .setState(io.braidfs.proto.ServerAdminState.DECOMMISSIONING)
+            .build());
+    Await.until(
+        "ds" + id + " decommissioned",
+        Duration.ofSeconds(60),
+        () ->
+            cluster
+                .mds()
+                .namespace()
+                .registry()
+                .server(id)
+                .state()
+                .name()
+                .equals("DECOMMISSIONED"));
+    assertThat(healthy()).isTrue();
+    try (BraidInputStream in = root.open("/small")) {
+      assertThat(in.readAllBytes()).isEqualTo(data);
+    }
+  }
+
+  @Test
   void aSmallFilesUnwrittenChunksAreNeitherMissingNorRepaired() throws Exception {
     byte[] data = "ten bytes!".getBytes(StandardCharsets.US_ASCII);
     try (BraidOutputStream out = root.create("/small")) {
