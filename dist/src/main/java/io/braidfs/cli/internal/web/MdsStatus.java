@@ -156,7 +156,8 @@ public final class MdsStatus {
       Attributes a = e.getAttributes();
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("name", e.getName());
-      row.put("type", e.getType().name());
+      // FILE_TYPE_DIRECTORY: the page shows DIRECTORY.
+      row.put("type", e.getType().name().replaceFirst("^FILE_TYPE_", ""));
       row.put("size", a.getSize());
       row.put("mode", String.format("%04o", a.getMode()));
       row.put("user", a.getUser());

@@ -3,7 +3,7 @@
 'use strict';
 
 const SVG = 'http://www.w3.org/2000/svg';
-const CHART_POINTS = 60;
+const CHART_POINTS = 30;
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
@@ -95,7 +95,9 @@ async function pollRates(serverFilter) {
 function line(svg, values, cls, w, h) {
   const max = Math.max(...values, 1e-9);
   const step = w / (CHART_POINTS - 1);
-  const pts = values.map((v, i) => (i * step).toFixed(1) + ',' + (h - (v / max) * (h - 20) - 4).toFixed(1));
+  // The newest point at the right edge: the chart scrolls left as points arrive.
+  const x0 = w - (values.length - 1) * step;
+  const pts = values.map((v, i) => (x0 + i * step).toFixed(1) + ',' + (h - (v / max) * (h - 20) - 4).toFixed(1));
   const pl = document.createElementNS(SVG, 'polyline');
   pl.setAttribute('class', cls);
   pl.setAttribute('points', pts.join(' '));
