@@ -67,11 +67,11 @@ public final class StatusPages implements HttpHandler, AutoCloseable {
         route(ex, ex.getRequestURI().getPath());
       } catch (IOException e) {
         Status s = StatusExceptions.statusOf(e);
-        sendJson(ex, httpCode(s), Map.of("error", s.name(), "message", "" + e.getMessage()));
+        sendJson(ex, httpCode(s), error(s.name(), "" + e.getMessage()));
       } catch (RuntimeException e) {
         // A bug here must not take the metrics server's thread down; the page shows the error.
         LOG.warn("status page: {} failed", ex.getRequestURI(), e);
-        sendJson(ex, 500, Map.of("error", "INTERNAL", "message", e.toString()));
+        sendJson(ex, 500, error("INTERNAL", e.toString()));
       }
     }
   }
@@ -111,6 +111,14 @@ public final class StatusPages implements HttpHandler, AutoCloseable {
       default ->
           send(ex, 404, "text/plain; charset=utf-8", bytes("not found; the status page is at /\n"));
     }
+  }
+
+  /** The body of a failed request: the status's name, then the message (in that order). */
+  private static Map<String, Object> error(String status, String message) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("error", status);
+    out.put("message", message);
+    return out;
   }
 
   private Map<String, Object> warnings(@Nullable String thread) {
