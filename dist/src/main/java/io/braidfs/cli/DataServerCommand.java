@@ -1,5 +1,6 @@
 package io.braidfs.cli;
 
+import io.braidfs.cli.internal.web.DataServerStatus;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.rpc.HostPort;
 import io.braidfs.dataserver.DataServer;
@@ -127,6 +128,10 @@ final class DataServerCommand implements Callable<Integer> {
       ServerMetrics metrics = started.metrics();
       DataServer server = new DataServer(cfg, id);
       server.observe(ServerMetrics.observer(metrics));
+      if (metrics != null) {
+        List<String> mds = mdsAddresses(cfg);
+        metrics.status().attach(new DataServerStatus(() -> List.of(server), () -> mds));
+      }
       try (metrics) {
         return serve(s, where, dirList, mdsList, server);
       }

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safety: stateless.
  */
-final class Json {
+public final class Json {
   private Json() {}
 
   /**
@@ -20,7 +20,7 @@ final class Json {
    *
    * @throws IllegalArgumentException for a value of another type, or a non-finite number
    */
-  static String write(@Nullable Object value) {
+  public static String write(@Nullable Object value) {
     StringBuilder sb = new StringBuilder();
     append(sb, value);
     return sb.toString();

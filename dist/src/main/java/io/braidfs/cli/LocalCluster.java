@@ -239,6 +239,34 @@ final class LocalCluster implements Service {
     return out;
   }
 
+  /** The MDS that serves the namespace now (with HA, the leading replica); null if none does. */
+  @Nullable MdsServer leadingMds() {
+    LocalMdsReplicas r = replicas;
+    if (r != null) {
+      LocalMdsReplicas.Replica leader = r.leader();
+      return leader == null ? null : leader.server();
+    }
+    return mds;
+  }
+
+  /** The data servers made so far, in order. */
+  List<DataServer> dataServers() {
+    return snapshot();
+  }
+
+  /** {@link #mdsAddresses()} as text, or none before the MDS has started. */
+  List<String> mdsAddressesIfStarted() {
+    try {
+      List<String> out = new ArrayList<>();
+      for (HostPort a : mdsAddresses()) {
+        out.add(a.toString());
+      }
+      return out;
+    } catch (IllegalStateException e) {
+      return List.of();
+    }
+  }
+
   int dataServerCount() {
     return dataServerCount;
   }

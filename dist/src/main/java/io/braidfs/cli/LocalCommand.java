@@ -1,5 +1,7 @@
 package io.braidfs.cli;
 
+import io.braidfs.cli.internal.web.DataServerStatus;
+import io.braidfs.cli.internal.web.MdsStatus;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.rpc.HostPort;
 import io.braidfs.mds.access.MdsSecurityConfigKeys;
@@ -181,6 +183,14 @@ final class LocalCommand implements Callable<Integer> {
     ServerMetrics metrics = started.metrics();
     LocalCluster cluster = new LocalCluster(cfg, dir, dataServers, ha, events);
     cluster.observe(ServerMetrics.observer(metrics));
+    if (metrics != null) {
+      metrics
+          .status()
+          .attach(new MdsStatus(cluster::leadingMds, cfg.get(MdsSecurityConfigKeys.SUPERUSER)));
+      metrics
+          .status()
+          .attach(new DataServerStatus(cluster::dataServers, cluster::mdsAddressesIfStarted));
+    }
     try (metrics) {
       if (mount != null) {
         return LocalMount.run(

@@ -1,7 +1,9 @@
 package io.braidfs.cli;
 
+import io.braidfs.cli.internal.web.MdsStatus;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.rpc.HostPort;
+import io.braidfs.mds.access.MdsSecurityConfigKeys;
 import io.braidfs.mds.ha.MdsHaConfigKeys;
 import io.braidfs.mds.server.MdsConfigKeys;
 import io.braidfs.mds.server.MdsServer;
@@ -98,6 +100,11 @@ final class MdsCommand implements Callable<Integer> {
       ServerMetrics metrics = started.metrics();
       MdsServer server = new MdsServer(cfg);
       server.observe(ServerMetrics.observer(metrics));
+      if (metrics != null) {
+        metrics
+            .status()
+            .attach(new MdsStatus(() -> server, cfg.get(MdsSecurityConfigKeys.SUPERUSER)));
+      }
       try (metrics) {
         return serve(s, store, cfg, server);
       }

@@ -16,8 +16,8 @@ public final class MetricsConfigKeys implements ConfigKeySet {
           "braid.metrics.address",
           "",
           "host:port on which braid mds, braid dataserver and braid local serve Prometheus metrics"
-              + " over HTTP (GET /metrics), for every server in the process; port 0 picks a free"
-              + " port; empty: none.");
+              + " over HTTP (GET /metrics), for every server in the process, and the read-only"
+              + " status page (GET /); port 0 picks a free port; empty: none.");
 
   private static final List<ConfigKey<?>> KEYS = List.of(ADDRESS);
 

@@ -1,5 +1,6 @@
 package io.braidfs.cli;
 
+import io.braidfs.cli.internal.web.StatusPages;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.rpc.CallObserver;
@@ -25,7 +26,9 @@ import picocli.CommandLine.Model.CommandSpec;
  * The Prometheus metrics of one {@code braid} process, served over HTTP at {@code /metrics}: every
  * RPC its servers answered (count by method, server and status; latency histogram by method and
  * server) and the JVM's gauges (memory and buffer pools, GC, threads). The servers report calls
- * through {@link CallObserver}, so they need no metrics library of their own.
+ * through {@link CallObserver}, so they need no metrics library of their own. Every other path of
+ * the same HTTP server is the read-only status page ({@link StatusPages}), to which the command
+ * attaches its servers once they exist.
  *
  * <p>Thread-safety: {@link #answered} is thread-safe (the client library's metrics are).
  */
@@ -97,15 +100,24 @@ final class ServerMetrics implements CallObserver, AutoCloseable {
     }
   }
 
+  private final StatusPages status;
   private final HTTPServer http;
 
   private ServerMetrics(InetSocketAddress bind) throws IOException {
-    http =
-        HTTPServer.builder()
-            .inetAddress(bind.getAddress())
-            .port(bind.getPort())
-            .registry(Registry.REGISTRY)
-            .buildAndStart();
+    status = new StatusPages();
+    try {
+      http =
+          HTTPServer.builder()
+              .inetAddress(bind.getAddress())
+              .port(bind.getPort())
+              .registry(Registry.REGISTRY)
+              // Every path but /metrics (and the library's /-/healthy): the status page.
+              .defaultHandler(status)
+              .buildAndStart();
+    } catch (IOException | RuntimeException e) {
+      status.close();
+      throw e;
+    }
   }
 
   /**
@@ -167,6 +179,11 @@ final class ServerMetrics implements CallObserver, AutoCloseable {
     return metrics == null ? CallObserver.NONE : metrics;
   }
 
+  /** The status page served beside the metrics, for the command to attach its servers to. */
+  StatusPages status() {
+    return status;
+  }
+
   /** The port metrics are served on. */
   int port() {
     return http.getPort();
@@ -177,6 +194,7 @@ final class ServerMetrics implements CallObserver, AutoCloseable {
     MethodPoints points = points(server, method);
     points.calls(status).inc();
     points.latency.observe(nanos / 1e9);
+    this.status.rates().answered(server, status, nanos);
   }
 
   private static MethodPoints points(String server, RpcMethod<?, ?> method) {
@@ -198,5 +216,6 @@ final class ServerMetrics implements CallObserver, AutoCloseable {
   @Override
   public void close() {
     http.close();
+    status.close();
   }
 }
