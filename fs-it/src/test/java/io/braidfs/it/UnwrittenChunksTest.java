@@ -74,15 +74,23 @@ class UnwrittenChunksTest {
         && !r.getSafeMode();
   }
 
-  @Test
-  void aServerHoldingOnlyUnwrittenChunksIsDecommissioned() throws Exception {
-    // Striped over all four servers, one chunk written: some server holds an unwritten chunk of
-    // the file and nothing else of it; draining it must finish, as nothing needs copying.
+  /**
+   * Writes ten bytes to /small (one chunk of its set of four) and waits until fsck says healthy.
+   */
+  private byte[] writeSmallFile() throws IOException {
     byte[] data = "ten bytes!".getBytes(StandardCharsets.US_ASCII);
     try (BraidOutputStream out = root.create("/small")) {
       out.write(data);
     }
     Await.until("the small file healthy", Duration.ofSeconds(30), this::healthy);
+    return data;
+  }
+
+  @Test
+  void aServerHoldingOnlyUnwrittenChunksIsDecommissioned() throws Exception {
+    // Striped over all four servers, one chunk written: some server holds an unwritten chunk of
+    // the file and nothing else of it; draining it must finish, as nothing needs copying.
+    byte[] data = writeSmallFile();
     var set = root.locations("/small", 0, 0).chunkSets().get(0);
     java.util.Set<Integer> written = new java.util.HashSet<>();
     set.chunks().get(0).replicas().forEach(r -> written.add(r.serverId()));
@@ -124,11 +132,7 @@ class UnwrittenChunksTest {
 
   @Test
   void aSmallFilesUnwrittenChunksAreNeitherMissingNorRepaired() throws Exception {
-    byte[] data = "ten bytes!".getBytes(StandardCharsets.US_ASCII);
-    try (BraidOutputStream out = root.create("/small")) {
-      out.write(data);
-    }
-    Await.until("the small file healthy", Duration.ofSeconds(30), this::healthy);
+    byte[] data = writeSmallFile();
     // Several periodic full reports (one a second) arrive well after the records settled (at
     // most 1 s): the file must stay healthy through all of them. An absence, so watched over a
     // window rather than awaited.

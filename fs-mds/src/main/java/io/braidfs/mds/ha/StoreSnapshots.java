@@ -3,6 +3,7 @@ package io.braidfs.mds.ha;
 import com.google.protobuf.ByteString;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.lifecycle.DaemonThreads;
 import io.braidfs.mds.store.MetadataStore;
 import io.braidfs.proto.HaSnapshotFile;
 import io.braidfs.proto.HaSnapshotReadRequest;
@@ -75,11 +76,7 @@ public final class StoreSnapshots implements AutoCloseable {
     this.idle = idle;
     this.thread =
         Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "braid-" + id + "-snapshots");
-              t.setDaemon(true);
-              return t;
-            });
+            DaemonThreads.named("braid-" + id + "-snapshots"));
     deleteTree(root); // copies of an earlier run: nobody reads them any more
     long every = Math.max(1_000, idle.toMillis() / 2);
     thread.scheduleWithFixedDelay(this::expire, every, every, TimeUnit.MILLISECONDS);

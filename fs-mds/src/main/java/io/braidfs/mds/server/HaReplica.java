@@ -5,6 +5,7 @@ import io.braidfs.common.clock.Clock;
 import io.braidfs.common.config.BraidConfig;
 import io.braidfs.common.error.Status;
 import io.braidfs.common.error.StatusExceptions;
+import io.braidfs.common.lifecycle.DaemonThreads;
 import io.braidfs.common.rpc.RpcMethod;
 import io.braidfs.common.rpc.RpcOptions;
 import io.braidfs.common.rpc.RpcServer;
@@ -87,13 +88,7 @@ final class HaReplica implements LeaderLatchListener, AutoCloseable {
     this.store = store;
     this.id = config.get(MdsConfigKeys.ID);
     this.clock = clock;
-    this.ha =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "braid-" + id + "-ha");
-              t.setDaemon(true);
-              return t;
-            });
+    this.ha = Executors.newSingleThreadExecutor(DaemonThreads.named("braid-" + id + "-ha"));
   }
 
   private final Clock clock;

@@ -12,11 +12,9 @@ import io.braidfs.mds.store.StoreView;
 import io.braidfs.proto.MkdirRequest;
 import io.braidfs.proto.ReadDirRequest;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -24,8 +22,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,23 +36,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HaBootstrapTest {
   @TempDir Path dir;
-  private TestingServer zk;
+  private HaTestBed bed;
   private CuratorFramework zkClient;
-  private final int[] bookiePorts = new int[3];
   private final MdsServer[] replicas = new MdsServer[3];
 
   @BeforeEach
   void startZooKeeper() throws Exception {
-    zk =
-        new TestingServer(
-            new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, true, -1, 500, -1), true);
-    zkClient = CuratorFrameworkFactory.newClient(zk.getConnectString(), new RetryOneTime(100));
+    bed = new HaTestBed(dir, 3);
+    zkClient = CuratorFrameworkFactory.newClient(bed.zk.getConnectString(), new RetryOneTime(100));
     zkClient.start();
-    for (int i = 0; i < 3; i++) {
-      try (ServerSocket s = new ServerSocket(0)) {
-        bookiePorts[i] = s.getLocalPort();
-      }
-    }
   }
 
   @AfterEach
@@ -67,7 +55,7 @@ class HaBootstrapTest {
       }
     }
     zkClient.close();
-    zk.close();
+    bed.close();
   }
 
   private Path storeDir(int i) {
@@ -75,14 +63,7 @@ class HaBootstrapTest {
   }
 
   private MdsServer start(int i) throws IOException {
-    Map<String, String> c = new HashMap<>();
-    c.put("braid.mds.id", "mds-" + i);
-    c.put("braid.mds.address", "127.0.0.1:0");
-    c.put("braid.mds.store.dir", storeDir(i).toString());
-    c.put("braid.mds.ha.zk", zk.getConnectString());
-    c.put("braid.mds.ha.zk-root", "/test");
-    c.put("braid.mds.ha.session-timeout", "2s");
-    c.put("braid.mds.ha.bookie.address", "127.0.0.1:" + bookiePorts[i]);
+    Map<String, String> c = bed.replica(i);
     // Outside the store directory, so wiping the store leaves the bookie (and its ledgers) be.
     c.put("braid.mds.ha.bookie.dir", dir.resolve("bookie-" + i).toString());
     c.put("braid.mds.ha.ledger-records", "20");

@@ -14,16 +14,11 @@ import io.braidfs.proto.ReadDirRequest;
 import io.braidfs.proto.ReadDirResponse;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,21 +32,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HaFailoverTest {
   @TempDir Path dir;
-  private TestingServer zk;
-  private final int[] bookiePorts = new int[3];
+  private HaTestBed bed;
   private final MdsServer[] replicas = new MdsServer[3];
 
   @BeforeEach
   void startZooKeeper() throws Exception {
-    // A 500 ms tick allows sessions of 1-10 s, as `braid zk` does.
-    zk =
-        new TestingServer(
-            new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, true, -1, 500, -1), true);
-    for (int i = 0; i < 3; i++) {
-      try (ServerSocket s = new ServerSocket(0)) {
-        bookiePorts[i] = s.getLocalPort();
-      }
-    }
+    bed = new HaTestBed(dir, 3);
   }
 
   @AfterEach
@@ -61,19 +47,11 @@ class HaFailoverTest {
         m.close();
       }
     }
-    zk.close();
+    bed.close();
   }
 
   private MdsServer start(int i) throws IOException {
-    Map<String, String> c = new HashMap<>();
-    c.put("braid.mds.id", "mds-" + i);
-    c.put("braid.mds.address", "127.0.0.1:0");
-    c.put("braid.mds.store.dir", dir.resolve("mds-" + i).toString());
-    c.put("braid.mds.ha.zk", zk.getConnectString());
-    c.put("braid.mds.ha.zk-root", "/test");
-    c.put("braid.mds.ha.session-timeout", "2s");
-    c.put("braid.mds.ha.bookie.address", "127.0.0.1:" + bookiePorts[i]);
-    MdsServer m = new MdsServer(BraidConfig.fromMap(c));
+    MdsServer m = new MdsServer(BraidConfig.fromMap(bed.replica(i)));
     replicas[i] = m;
     m.start();
     return m;
