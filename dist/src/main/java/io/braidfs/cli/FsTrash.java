@@ -101,6 +101,8 @@ final class FsTrash {
       // A file trashed earlier has the name of this one's parent: put this beside it, renamed.
       parent = parent + clock.millis();
     }
+    // The home directory as mkdir makes one, the trash in it private, as HDFS makes them.
+    session.mkdirs("/user/" + session.user());
     session.mkdirs(parent, TRASH_MODE);
     String target = FsNamespaceCommands.child(parent, leaf);
     for (int attempt = 0; ; attempt++) {
