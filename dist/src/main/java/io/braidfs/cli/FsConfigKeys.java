@@ -19,9 +19,9 @@ public final class FsConfigKeys implements ConfigKeySet {
           "braid.fs.trash.interval",
           Duration.ZERO,
           "How long braid fs rm keeps what it removes in /user/USER/.Trash/Current (rm -skipTrash"
-              + " deletes at once), as HDFS's fs.trash.interval in minutes: braid fs expunge"
-              + " checkpoints Current and deletes checkpoints older than this. 0: no trash, rm"
-              + " deletes.");
+              + " deletes at once), as HDFS's fs.trash.interval (minutes there; here a duration, such"
+              + " as 1440m or 1d): braid fs expunge checkpoints Current and deletes checkpoints"
+              + " older than this. 0: no trash, rm deletes.");
 
   private static final List<ConfigKey<?>> KEYS = List.of(TRASH_INTERVAL);
 
