@@ -56,7 +56,9 @@ import picocli.CommandLine.Spec;
       FsDataCommands.Put.class,
       FsDataCommands.Get.class,
       FsDataCommands.Cat.class,
+      FsCopyCommand.class,
       FsNamespaceCommands.Rm.class,
+      FsTrash.Expunge.class,
       FsNamespaceCommands.Mv.class,
       FsNamespaceCommands.Stat.class,
       FsNamespaceCommands.Du.class,
@@ -71,8 +73,6 @@ import picocli.CommandLine.Spec;
       FsMoreCommands.Head.class,
       FsMoreCommands.Tail.class,
       FsMoreCommands.Checksum.class,
-      FsCopyCommand.class,
-      FsTrash.Expunge.class,
       FsLayoutCommand.class
     })
 final class FsCommand implements Runnable {

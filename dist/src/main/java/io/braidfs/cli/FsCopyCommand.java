@@ -64,6 +64,7 @@ final class FsCopyCommand implements Callable<Integer> {
   @Parameters(
       arity = "2..*",
       paramLabel = "SRC... DST",
+      hideParamSyntax = true,
       description = "What to copy, then where to.")
   List<String> paths = new ArrayList<>();
 

@@ -142,7 +142,7 @@ final class FsNamespaceCommands {
       name = "rm",
       mixinStandardHelpOptions = true,
       description = {
-        "Removes files and symlinks, and with -r directories and all they hold.",
+        "Removes files, symlinks and (-r) directories; to the trash when it is on.",
         "With braid.fs.trash.interval set, moves them to /user/USER/.Trash/Current instead"
             + " (as hdfs dfs -rm); what is already in a trash is deleted."
       })

@@ -194,9 +194,9 @@ final class FsTrash {
       name = "expunge",
       mixinStandardHelpOptions = true,
       description = {
-        "Empties the trash as hdfs dfs -expunge: deletes checkpoints older than",
-        "braid.fs.trash.interval, then makes .Trash/Current a checkpoint named for now",
-        "(yyMMddHHmmss)."
+        "Empties the trash as hdfs dfs -expunge: old checkpoints go, Current becomes one.",
+        "Deletes the checkpoints in /user/USER/.Trash older than braid.fs.trash.interval, then"
+            + " renames .Trash/Current to a checkpoint named for now (yyMMddHHmmss)."
       })
   static final class Expunge implements Callable<Integer> {
     @ParentCommand @Nullable FsCommand fs;

@@ -171,7 +171,7 @@ class FsCommandTest {
     Files.writeString(tmp.resolve("cp-text"), "text");
     ok("put", tmp.resolve("cp-text").toString(), "/cpsrc/sub/text");
 
-    // A file, to a new name and into a directory (braid:// URIs as printed by braid local too).
+    // A file, to a new name and into a directory (a path without a leading / is from the root).
     assertThat(ok("cp", "/cpsrc/big.bin", "/cpdst/copy.bin").out()).isEmpty();
     assertThat(ok("cat", "/cpdst/copy.bin").bytes()).isEqualTo(big);
     ok("cp", "cpsrc/sub/text", "/cpdst");
