@@ -23,8 +23,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code braid fs}: file tools over the Braid client ({@code ls}, {@code mkdir}, {@code put},
- * {@code get}, {@code cat}, {@code rm}, {@code mv}, {@code stat}, {@code du}, {@code layout}). Each
- * subcommand connects, does its work and exits.
+ * {@code get}, {@code cat}, {@code cp}, {@code rm} (into the trash when it is on, {@link FsTrash}),
+ * {@code expunge}, {@code mv}, {@code stat}, {@code du}, {@code layout}, ...). Each subcommand
+ * connects, does its work and exits.
  *
  * <p>Paths are Braid paths; one without a leading {@code /} is taken from the root. {@code --mds},
  * {@code --user}, {@code --conf} and {@code -D} come before the subcommand ({@code --mds} and
@@ -39,7 +40,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = {
-      "File tools: list, copy in and out, remove, move, inspect and lay out files in Braid.",
+      "File tools: list, copy in, out and within, remove (to the trash when it is on), move,"
+          + " inspect and lay out files in Braid.",
       "Paths without a leading / are taken from the root."
     },
     exitCodeListHeading = "%nExit codes:%n",
@@ -54,7 +56,9 @@ import picocli.CommandLine.Spec;
       FsDataCommands.Put.class,
       FsDataCommands.Get.class,
       FsDataCommands.Cat.class,
+      FsCopyCommand.class,
       FsNamespaceCommands.Rm.class,
+      FsTrash.Expunge.class,
       FsNamespaceCommands.Mv.class,
       FsNamespaceCommands.Stat.class,
       FsNamespaceCommands.Du.class,
@@ -137,7 +141,17 @@ final class FsCommand implements Runnable {
       if (client == null) {
         return Braid.EXIT_FAILURE;
       }
-      return work.run(new FsSession(client, stop(), parent(), name, err));
+      String authority = String.join(",", cfg.get(ClientConfigKeys.MDS));
+      return work.run(
+          new FsSession(
+              client,
+              stop(),
+              parent(),
+              name,
+              err,
+              who,
+              authority,
+              cfg.get(FsConfigKeys.TRASH_INTERVAL)));
     } catch (IOException e) {
       LOG.debug("{}: failed", name, e);
       String line = e instanceof PathFailure ? e.getMessage() : PathFailure.describe(e);

@@ -123,7 +123,7 @@ final class FsDataCommands {
         throw new PathFailure(local, e); // closing the local file
       } finally {
         if (!done) {
-          abandon(session, out, temp);
+          abandon("put", session, out, temp);
         }
       }
       return Braid.EXIT_OK;
@@ -137,8 +137,12 @@ final class FsDataCommands {
       }
     }
 
-    /** Best effort: drops what was written without committing it, then removes the file. */
-    private static void abandon(FsSession session, @Nullable BraidOutputStream out, String temp) {
+    /**
+     * Best effort: drops what was written without committing it, then removes the file; shared with
+     * {@code cp}, which names itself as {@code task}.
+     */
+    static void abandon(
+        String task, FsSession session, @Nullable BraidOutputStream out, String temp) {
       if (out == null) {
         return;
       }
@@ -146,7 +150,7 @@ final class FsDataCommands {
       try {
         session.delete(temp, false);
       } catch (PathFailure e) {
-        LOG.warn("put: could not remove {} after a failed copy: {}", temp, e.getMessage());
+        LOG.warn("{}: could not remove {} after a failed copy: {}", task, temp, e.getMessage());
       }
     }
   }

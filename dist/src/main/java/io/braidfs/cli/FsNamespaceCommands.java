@@ -137,11 +137,15 @@ final class FsNamespaceCommands {
     }
   }
 
-  /** {@code braid fs rm [-r] PATH...}. */
+  /** {@code braid fs rm [-r] [-f] [-skipTrash] PATH...}: into the trash when it is on. */
   @Command(
       name = "rm",
       mixinStandardHelpOptions = true,
-      description = "Removes files and symlinks, and with -r directories and all they hold.")
+      description = {
+        "Removes files, symlinks and (-r) directories; to the trash when it is on.",
+        "With braid.fs.trash.interval set, moves them to /user/USER/.Trash/Current instead"
+            + " (as hdfs dfs -rm); what is already in a trash is deleted."
+      })
   static final class Rm implements Callable<Integer> {
     @ParentCommand @Nullable FsCommand fs;
 
@@ -157,30 +161,43 @@ final class FsNamespaceCommands {
         description = "A path that does not exist is no error.")
     boolean force;
 
+    @Option(
+        names = {"-skipTrash", "--skip-trash"},
+        description = "Delete at once, even when the trash is on.")
+    boolean skipTrash;
+
     @Parameters(arity = "1..*", paramLabel = "PATH", description = "What to remove.")
     List<String> paths = new ArrayList<>();
 
     @Override
     public Integer call() {
+      CommandSpec s = spec(spec);
       return parent(fs)
           .run(
-              spec(spec),
-              session ->
-                  session.each(
-                      paths,
-                      p -> {
-                        if (p.replace("/", "").isEmpty()) {
-                          throw new PathFailure(p, "will not remove the root");
-                        }
-                        FileAttributes a = force ? session.lstatIfExists(p) : session.lstat(p);
-                        if (a == null) {
-                          return; // -f: nothing there (a dangling symlink is something)
-                        }
-                        if (a.isDirectory() && !recursive) {
-                          throw new PathFailure(p, "is a directory (use rm -r)");
-                        }
+              s,
+              session -> {
+                FsTrash trash =
+                    new FsTrash(
+                        session, java.time.Clock.systemDefaultZone(), s.commandLine().getOut());
+                boolean toTrash = trash.enabled() && !skipTrash;
+                return session.each(
+                    paths,
+                    p -> {
+                      if (p.replace("/", "").isEmpty()) {
+                        throw new PathFailure(p, "will not remove the root");
+                      }
+                      FileAttributes a = force ? session.lstatIfExists(p) : session.lstat(p);
+                      if (a == null) {
+                        return; // -f: nothing there (a dangling symlink is something)
+                      }
+                      if (a.isDirectory() && !recursive) {
+                        throw new PathFailure(p, "is a directory (use rm -r)");
+                      }
+                      if (!toTrash || !trash.moveToTrash(p)) {
                         session.delete(p, recursive);
-                      }));
+                      }
+                    });
+              });
     }
   }
 

@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -39,17 +40,50 @@ final class FsSession {
   private final Braid braid;
   private final String name;
   private final PrintWriter err;
+  private final String user;
+  private final String authority;
+  private final Duration trashInterval;
 
   /**
    * A session of the command {@code name} (such as {@code braid fs rm}) over {@code client}, with
    * the streams of {@code braid} and errors reported on {@code err}.
+   *
+   * @param user who the client acts as
+   * @param authority the MDS addresses as a {@code braid://} URI names them ({@code host:port,...})
+   * @param trashInterval {@link FsConfigKeys#TRASH_INTERVAL}; zero for no trash
    */
-  FsSession(BraidClient client, StopSignal stop, Braid braid, String name, PrintWriter err) {
+  FsSession(
+      BraidClient client,
+      StopSignal stop,
+      Braid braid,
+      String name,
+      PrintWriter err,
+      String user,
+      String authority,
+      Duration trashInterval) {
     this.client = client;
     this.stop = stop;
     this.braid = braid;
     this.name = name;
     this.err = err;
+    this.user = user;
+    this.authority = authority;
+    this.trashInterval = trashInterval;
+  }
+
+  /** Who the client acts as. */
+  String user() {
+    return user;
+  }
+
+  /** How long the trash keeps things; zero when there is no trash. */
+  Duration trashInterval() {
+    return trashInterval;
+  }
+
+  /** {@code path} (absolute) as a {@code braid://} URI, as messages show it to HDFS users. */
+  String uri(String path) {
+    return "braid://" + authority + path;
   }
 
   /** Something done to one path of several. */
@@ -171,6 +205,11 @@ final class FsSession {
     on(path, () -> client.mkdirs(path, DIRECTORY_MODE));
   }
 
+  /** Makes {@code path} and missing parents with {@code mode} (before the umask). */
+  void mkdirs(String path, int mode) throws PathFailure {
+    on(path, () -> client.mkdirs(path, mode));
+  }
+
   void delete(String path, boolean recursive) throws PathFailure {
     on(path, () -> client.delete(path, recursive));
   }
@@ -224,6 +263,11 @@ final class FsSession {
   void touch(String path) throws PathFailure {
     long now = java.time.Instant.now().toEpochMilli() * 1_000_000L;
     on(path, () -> client.setTimes(path, now, now));
+  }
+
+  /** Sets the modification and access times, in nanoseconds since the epoch. */
+  void setTimes(String path, long mtimeNanos, long atimeNanos) throws PathFailure {
+    on(path, () -> client.setTimes(path, mtimeNanos, atimeNanos));
   }
 
   void setReplication(String path, int replication) throws PathFailure {

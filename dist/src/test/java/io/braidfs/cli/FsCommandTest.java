@@ -161,6 +161,163 @@ class FsCommandTest {
   }
 
   @Test
+  void cpCopiesFilesAndWholeTreesAndReplacesOnlyWithForce() throws IOException {
+    byte[] big = random(3 << 20, 7);
+    Path local = tmp.resolve("cp-big.bin");
+    Files.write(local, big);
+    ok("mkdir", "-p", "/cpsrc/sub/deeper", "/cpdst");
+    ok("put", local.toString(), "/cpsrc/big.bin");
+    ok("put", "-", "/cpsrc/sub/deeper/small"); // empty
+    Files.writeString(tmp.resolve("cp-text"), "text");
+    ok("put", tmp.resolve("cp-text").toString(), "/cpsrc/sub/text");
+
+    // A file, to a new name and into a directory (a path without a leading / is from the root).
+    assertThat(ok("cp", "/cpsrc/big.bin", "/cpdst/copy.bin").out()).isEmpty();
+    assertThat(ok("cat", "/cpdst/copy.bin").bytes()).isEqualTo(big);
+    ok("cp", "cpsrc/sub/text", "/cpdst");
+    assertThat(ok("cat", "/cpdst/text").bytes()).asString(StandardCharsets.UTF_8).isEqualTo("text");
+
+    // A directory is copied whole, with or without -r, as hdfs dfs -cp does.
+    ok("cp", "/cpsrc", "/cptree");
+    assertThat(ok("ls", "-R", "/cptree").outLines())
+        .extracting(l -> l.substring(l.lastIndexOf(' ') + 1))
+        .containsExactly(
+            "/cptree/big.bin",
+            "/cptree/sub",
+            "/cptree/sub/deeper",
+            "/cptree/sub/deeper/small",
+            "/cptree/sub/text");
+    assertThat(ok("cat", "/cptree/big.bin").bytes()).isEqualTo(big);
+    assertThat(new String(ok("cat", "/cptree/sub/text").bytes(), StandardCharsets.UTF_8))
+        .isEqualTo("text");
+    ok("cp", "-r", "/cpsrc/sub", "/cpdst"); // into the existing directory, as sub
+    assertThat(new String(ok("cat", "/cpdst/sub/text").bytes(), StandardCharsets.UTF_8))
+        .isEqualTo("text");
+    assertThat(ok("ls", "-R", "/cpdst").out()).doesNotContain(FsDataCommands.COPYING);
+
+    // An existing file is replaced only with -f; the failure names it.
+    Run again = fs("cp", "/cpsrc/sub/text", "/cpdst/copy.bin");
+    assertThat(again.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(again.errLines())
+        .containsExactly("braid fs cp: /cpdst/copy.bin: file exists (use -f to replace it)");
+    assertThat(ok("cat", "/cpdst/copy.bin").bytes()).isEqualTo(big);
+    ok("cp", "-f", "/cpsrc/sub/text", "/cpdst/copy.bin");
+    assertThat(new String(ok("cat", "/cpdst/copy.bin").bytes(), StandardCharsets.UTF_8))
+        .isEqualTo("text");
+
+    // Several sources need a directory; a directory does not go into itself; -p keeps attributes.
+    Run several = fs("cp", "/cpsrc/big.bin", "/cpsrc/sub/text", "/cpdst/none");
+    assertThat(several.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(several.errLines())
+        .containsExactly(
+            "braid fs cp: /cpdst/none: no such directory (copying several sources needs one)");
+    Run itself = fs("cp", "/cpsrc", "/cpsrc/sub");
+    assertThat(itself.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(itself.errLines())
+        .containsExactly(
+            "braid fs cp: /cpsrc: cannot copy a directory into itself (/cpsrc/sub/cpsrc)");
+    ok("chmod", "640", "/cpsrc/sub/text");
+    ok("cp", "-p", "/cpsrc/sub/text", "/cpdst/kept");
+    io.braidfs.client.FileAttributes src = attributes("/cpsrc/sub/text");
+    io.braidfs.client.FileAttributes kept = attributes("/cpdst/kept");
+    assertThat(kept.mode() & 07777).isEqualTo(0640);
+    assertThat(kept.mtimeNanos()).isEqualTo(src.mtimeNanos());
+    Run missing = fs("cp", "/cpsrc/nope", "/cpdst");
+    assertThat(missing.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(missing.errLines())
+        .singleElement()
+        .asString()
+        .startsWith("braid fs cp: /cpsrc/nope: ");
+  }
+
+  @Test
+  void rmMovesToTheTrashAndExpungeCheckpointsIt() throws IOException {
+    String me = System.getProperty("user.name");
+    String trash = "/user/" + me + "/.Trash";
+    String on = "braid.fs.trash.interval=1d";
+    Files.writeString(tmp.resolve("trash-text"), "once");
+    ok("mkdir", "-p", "/trashy/dir");
+    ok("put", tmp.resolve("trash-text").toString(), "/trashy/f");
+    ok("put", tmp.resolve("trash-text").toString(), "/trashy/dir/g");
+
+    // Moved, with HDFS's line naming both places as braid:// URIs.
+    assertThat(ok("-D", on, "rm", "/trashy/f").outLines())
+        .containsExactly(
+            "Moved: 'braid://"
+                + mds
+                + "/trashy/f' to trash at: braid://"
+                + mds
+                + trash
+                + "/Current/trashy/f");
+    assertThat(fs("test", "-e", "/trashy/f").code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(new String(ok("cat", trash + "/Current/trashy/f").bytes(), StandardCharsets.UTF_8))
+        .isEqualTo("once");
+    assertThat(attributes(trash).mode() & 0777).isEqualTo(0700);
+
+    // The same name again gets the time appended.
+    ok("put", tmp.resolve("trash-text").toString(), "/trashy/f");
+    String second = ok("-D", on, "rm", "/trashy/f").out().strip();
+    assertThat(second)
+        .matches(
+            Pattern.quote("Moved: 'braid://" + mds + "/trashy/f' to trash at: braid://" + mds)
+                + Pattern.quote(trash + "/Current/trashy/f")
+                + "\\d{13}");
+    assertThat(ok("ls", trash + "/Current/trashy").outLines()).hasSize(2);
+
+    // rm -r of a directory; without the interval (the default) and with -skipTrash: deleted.
+    ok("-D", on, "rm", "-r", "/trashy/dir");
+    ok("test", "-f", trash + "/Current/trashy/dir/g");
+    ok("put", tmp.resolve("trash-text").toString(), "/trashy/g");
+    assertThat(ok("-D", on, "rm", "-skipTrash", "/trashy/g").out()).isEmpty();
+    ok("put", tmp.resolve("trash-text").toString(), "/trashy/g");
+    assertThat(ok("rm", "/trashy/g").out()).isEmpty();
+    assertThat(fs("test", "-e", trash + "/Current/trashy/g").code()).isEqualTo(Braid.EXIT_FAILURE);
+    // What is in the trash is deleted; what holds the trash is refused.
+    assertThat(ok("-D", on, "rm", trash + "/Current/trashy/f").out()).isEmpty();
+    assertThat(fs("test", "-e", trash + "/Current/trashy/f").code()).isEqualTo(Braid.EXIT_FAILURE);
+    Run holds = fs("-D", on, "rm", "-r", "/user/" + me);
+    assertThat(holds.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(holds.errLines())
+        .containsExactly(
+            "braid fs rm: /user/"
+                + me
+                + ": cannot move to the trash, as it holds the trash "
+                + trash
+                + " (use -skipTrash)");
+
+    // expunge: a checkpoint older than the interval goes, a recent one stays, Current becomes one.
+    java.time.format.DateTimeFormatter names = FsTrash.CHECKPOINT;
+    java.time.LocalDateTime now = java.time.LocalDateTime.now();
+    String old = names.format(now.minusDays(2));
+    String recent = names.format(now.minusHours(1));
+    ok("mkdir", trash + "/" + old, trash + "/" + recent);
+    List<String> expunged = ok("-D", on, "expunge").outLines();
+    assertThat(expunged).hasSize(2);
+    assertThat(expunged.get(0))
+        .isEqualTo("Deleted trash checkpoint: braid://" + mds + trash + "/" + old);
+    assertThat(expunged.get(1))
+        .startsWith("Created trash checkpoint: braid://" + mds + trash + "/")
+        .matches(".*/\\.Trash/\\d{12}(-\\d+)?");
+    String made = expunged.get(1).substring(expunged.get(1).lastIndexOf('/') + 1);
+    assertThat(ok("ls", trash).outLines())
+        .extracting(l -> l.substring(l.lastIndexOf(' ') + 1))
+        .containsExactlyInAnyOrder(recent, made);
+    ok("test", "-f", trash + "/" + made + "/trashy/dir/g");
+    // Nothing in Current: nothing new.
+    assertThat(ok("-D", on, "expunge").out()).isEmpty();
+    ok("rm", "-r", trash);
+  }
+
+  @Test
+  void helpListsCpTrashAndExpunge() {
+    Run help = braid("fs", "--help");
+    assertThat(help.code()).isZero();
+    assertThat(help.out()).contains("cp", "expunge", "trash");
+    assertThat(braid("fs", "rm", "--help").out()).contains("-skipTrash", ".Trash");
+    assertThat(braid("fs", "cp", "--help").out()).contains("-f", "-p", "_COPYING_");
+  }
+
+  @Test
   void putAndGetRefuseToReplaceWithoutForce() throws IOException {
     Path a = tmp.resolve("a.txt");
     Path b = tmp.resolve("b.txt");
