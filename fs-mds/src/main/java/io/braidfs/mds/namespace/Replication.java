@@ -6,6 +6,7 @@ import io.braidfs.common.layout.Layout;
 import io.braidfs.common.token.CapabilityToken;
 import io.braidfs.mds.access.Access;
 import io.braidfs.mds.access.Caller;
+import io.braidfs.mds.cluster.AdminState;
 import io.braidfs.mds.cluster.ChunkRef;
 import io.braidfs.mds.cluster.DataServer;
 import io.braidfs.mds.store.ColumnFamily;
@@ -205,17 +206,22 @@ public final class Replication {
             ChunkHealth.of(ns.registry, ns.replicaMap, ref, c.getVersion(), holders);
         if (c.getLengthBytes() == 0) {
           // Never written (its file's chunk set allocates chunks a small file does not use), or
-          // empty: nothing to copy, and its holders may hold no replica to copy from. Only the
-          // holders that no longer count leave its record, so a draining server lets go of it.
-          if (health.good().size() < holders.size()) {
+          // empty: nothing to copy, and its holders may hold no replica to copy from. Only holders
+          // being decommissioned leave its record, so they can finish; the others stay whatever
+          // their replicas' state, as the next write to the chunk goes to them.
+          List<Integer> keep = new ArrayList<>(holders.size());
+          for (int id : holders) {
+            AdminState state = ns.registry.state(id);
+            if (state != AdminState.DECOMMISSIONING && state != AdminState.DECOMMISSIONED) {
+              keep.add(id);
+            }
+          }
+          if (keep.size() < holders.size()) {
             m.put(
                 ColumnFamily.CHUNKS,
                 e.key(),
                 Records.encode(
-                    c.toBuilder()
-                        .clearReplicaServerIds()
-                        .addAllReplicaServerIds(health.good())
-                        .build()));
+                    c.toBuilder().clearReplicaServerIds().addAllReplicaServerIds(keep).build()));
           }
           continue;
         }
@@ -351,10 +357,11 @@ public final class Replication {
                 c.getVersion(),
                 c.getReplicaServerIdsList());
         if (c.getLengthBytes() == 0) {
-          // An empty chunk needs no copies; it needs reconciling only to drop holders that
-          // no longer count.
-          if (h.good().size() < c.getReplicaServerIdsCount()) {
-            needs = true;
+          // An empty chunk needs no copies; it needs reconciling only to let go of holders being
+          // decommissioned.
+          for (int id : c.getReplicaServerIdsList()) {
+            AdminState state = ns.registry.state(id);
+            needs |= state == AdminState.DECOMMISSIONING || state == AdminState.DECOMMISSIONED;
           }
           continue;
         }
