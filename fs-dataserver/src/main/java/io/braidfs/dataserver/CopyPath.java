@@ -55,6 +55,14 @@ final class CopyPath {
   void copy(ServerCall<CopyChunkRequest, CopyChunkResponse> call) {
     CopyChunkRequest req = call.request();
     ChunkKey key = ChunkKey.of(req.getChunk());
+    try {
+      // Refused at once rather than after waiting for a throttle slot; admitted again on the disk
+      // thread, where a newer epoch is persisted.
+      ctx.fence.check(req.getMdsEpoch(), "CopyChunk of chunk " + key);
+    } catch (IOException stale) {
+      Replies.fail(ctx.id, call, stale, ctx.selfId());
+      return;
+    }
     if (!throttled(req)) {
       ctx.onDisk(call, key, () -> begin(call, key, false));
       return;
@@ -103,6 +111,7 @@ final class CopyPath {
       ServerCall<CopyChunkRequest, CopyChunkResponse> call, ChunkKey key, boolean throttled)
       throws IOException {
     CopyChunkRequest req = call.request();
+    ctx.fence.admit(req.getMdsEpoch(), "CopyChunk of chunk " + key);
     Admission.Grant grant =
         ctx.admission.mayCreate(call.caller(), key, req.getToken(), CapabilityToken.WRITE);
     Replica old = grant.replica();

@@ -9,8 +9,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What the data-path handlers share: the store, the token gate and the {@link Admission} check
- * built on it, the disk threads, the client used to reach other data servers, the replica changes
- * to report to the MDS, the copy throttle, and the transfer counter the heartbeat reports.
+ * built on it, the {@link EpochFence} for MDS commands, the disk threads, the client used to reach
+ * other data servers, the replica changes to report to the MDS, the copy throttle, and the transfer
+ * counter the heartbeat reports.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -19,6 +20,7 @@ final class DataContext {
   final ChunkStore store;
   final TokenGate gate;
   final Admission admission;
+  final EpochFence fence;
   final ChunkWorkers workers;
   final RpcClient peers;
   final Duration peerTimeout;
@@ -41,6 +43,7 @@ final class DataContext {
     this.store = store;
     this.gate = gate;
     this.admission = new Admission(id, store, gate);
+    this.fence = new EpochFence(id, store);
     this.workers = workers;
     this.peers = peers;
     this.peerTimeout = peerTimeout;

@@ -56,6 +56,11 @@ import org.slf4j.LoggerFactory;
  * sent to it (the {@link RpcClient} checks, see DataServer) and the next configured address is
  * tried: a server never registers with, heartbeats to or takes deletions from another cluster.
  *
+ * <p>Every answer names the epoch its MDS leads under. One older than the highest epoch this server
+ * has persisted comes from a deposed leader: a registration, heartbeat or ConfirmChunks answer of
+ * it is ignored whole (no keys, identity, deletions or garbage collection taken from it) and the
+ * next address is tried; a newer one is persisted before anything the answer says is done.
+ *
  * <p>Thread-safety: everything runs on one scheduler thread.
  */
 final class MdsLink {
@@ -176,6 +181,18 @@ final class MdsLink {
     try {
       RegisterDataServerResponse r =
           rpc.callSync(leader, RpcMethod.REGISTER_DATA_SERVER, req.build());
+      if (r.getMdsEpoch() < store.maxEpochSeen()) {
+        // A deposed leader that has not noticed yet: its keys and identity must not be taken.
+        LOG.warn(
+            "{}: ignoring a registration answer from deposed leader {} (epoch {} < {})",
+            id,
+            leader,
+            r.getMdsEpoch(),
+            store.maxEpochSeen());
+        nextLeader(new IOException("stale epoch"));
+        timer.schedule(this::register, retry.toMillis(), TimeUnit.MILLISECONDS);
+        return;
+      }
       store.saveIdentity(r.getServerId(), r.getClusterId());
       store.raiseEpoch(r.getMdsEpoch());
       gate.updateKeys(r.getSigningKeys());

@@ -214,7 +214,8 @@ final class WritePath {
 
   /**
    * TruncateChunk from a writer: cuts this replica to the acknowledged length at a new version.
-   * Idempotent. MDS commands travel in heartbeat answers instead, so a token is required here.
+   * Idempotent. A token is required; one that also names an MDS epoch (an MDS command) is refused
+   * if the epoch is older than the highest this server has seen.
    */
   void truncate(ServerCall<TruncateChunkRequest, TruncateChunkResponse> call) {
     TruncateChunkRequest req = call.request();
@@ -223,6 +224,7 @@ final class WritePath {
         call,
         key,
         () -> {
+          ctx.fence.admit(req.getMdsEpoch(), "TruncateChunk of chunk " + key);
           Replica r =
               ctx.admission.existing(call.caller(), key, req.getToken(), CapabilityToken.WRITE);
           if (req.getNewVersion() < req.getVersion()) {

@@ -25,6 +25,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -55,6 +56,7 @@ final class StandInMds implements AutoCloseable {
   private final ConcurrentLinkedQueue<ChunkState> toDelete = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean askReport = new AtomicBoolean();
   private final AtomicInteger changesToRefuse = new AtomicInteger();
+  private final AtomicLong epoch = new AtomicLong(EPOCH);
 
   /** Starts the stand-in; data servers heartbeat every {@code heartbeat}. */
   static StandInMds start(TokenMint mint, Duration heartbeat) throws IOException {
@@ -79,7 +81,7 @@ final class StandInMds implements AutoCloseable {
                       RegisterDataServerResponse.newBuilder()
                           .setServerId(id)
                           .setClusterId(CLUSTER)
-                          .setMdsEpoch(EPOCH)
+                          .setMdsEpoch(epoch.get())
                           .setHeartbeatIntervalMs(heartbeatMillis)
                           .setSigningKeys(mint.signingKeys())
                           .build());
@@ -89,15 +91,17 @@ final class StandInMds implements AutoCloseable {
                 RpcMethod.HEARTBEAT,
                 call -> {
                   heartbeats.add(call.request());
-                  HeartbeatResponse.Builder r =
-                      HeartbeatResponse.newBuilder()
-                          .setMdsEpoch(EPOCH)
-                          .setSigningKeys(mint.signingKeys())
-                          .setSendChunkReport(askReport.getAndSet(false));
+                  HeartbeatResponse.Builder r = HeartbeatResponse.newBuilder();
                   for (ChunkState c; (c = toDelete.poll()) != null; ) {
                     r.addChunksToDelete(c);
                   }
-                  call.reply(r.build());
+                  // The epoch is read after the deletions, so deletions queued after a
+                  // setEpoch go out under that epoch (or a later one).
+                  call.reply(
+                      r.setMdsEpoch(epoch.get())
+                          .setSigningKeys(mint.signingKeys())
+                          .setSendChunkReport(askReport.getAndSet(false))
+                          .build());
                 },
                 null)
             .handle(
@@ -111,7 +115,7 @@ final class StandInMds implements AutoCloseable {
                 RpcMethod.CONFIRM_CHUNKS,
                 call -> {
                   ConfirmChunksRequest r = call.request();
-                  call.reply(ConfirmChunksResponse.newBuilder().setMdsEpoch(EPOCH).build());
+                  call.reply(ConfirmChunksResponse.newBuilder().setMdsEpoch(epoch.get()).build());
                 },
                 null)
             .handle(
@@ -143,6 +147,19 @@ final class StandInMds implements AutoCloseable {
 
   TokenMint mint() {
     return mint;
+  }
+
+  /**
+   * From now on every answer names {@code e} as this MDS's leader epoch: a higher one plays a new
+   * leader, a lower one than a data server has seen plays a deposed leader.
+   */
+  void setEpoch(long e) {
+    epoch.set(e);
+  }
+
+  /** Whether every deletion queued has gone out in a heartbeat answer. */
+  boolean deletionsSent() {
+    return toDelete.isEmpty();
   }
 
   /** The next heartbeat answer tells the data server to delete {@code chunk}. */
