@@ -88,7 +88,10 @@ final class FsCopyCommand implements Callable<Integer> {
         sources, src -> copy(session, src, intoDirectory ? child(dst, name(src)) : dst));
   }
 
-  private void copy(FsSession session, String src, String target) throws PathFailure {
+  private void copy(FsSession session, String given, String to) throws PathFailure {
+    // Compared as written: "/a/" and "/a//b" must be seen as /a and /a/b.
+    String src = normalized(given);
+    String target = normalized(to);
     FileAttributes a = session.stat(src);
     if (a.isDirectory()) {
       if (src.equals("/") || target.equals(src) || target.startsWith(src + "/")) {
@@ -100,6 +103,12 @@ final class FsCopyCommand implements Callable<Integer> {
     } else {
       throw new PathFailure(src, "is not a file or directory (" + FsFormat.typeName(a) + ")");
     }
+  }
+
+  /** {@code path} without repeated or trailing slashes. */
+  static String normalized(String path) {
+    String p = path.replaceAll("/{2,}", "/");
+    return p.length() > 1 && p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
   }
 
   /** Copies directory {@code src} and everything under it to {@code target}. */

@@ -47,9 +47,6 @@ final class FsTrash {
   /** A checkpoint's name: its time, and a {@code -N} HDFS adds when the name was taken. */
   private static final Pattern CHECKPOINT_NAME = Pattern.compile("(\\d{12})(-\\d+)?");
 
-  /** A path inside someone's trash, or a trash itself. */
-  private static final Pattern IN_A_TRASH = Pattern.compile("/user/[^/]+/\\.Trash(/.*)?");
-
   private static final int TRASH_MODE = 0700;
 
   private final FsSession session;
@@ -84,10 +81,12 @@ final class FsTrash {
     while (path.length() > 1 && path.endsWith("/")) {
       path = path.substring(0, path.length() - 1);
     }
-    if (IN_A_TRASH.matcher(path).matches()) {
+    String root = root();
+    // Already in the caller's own trash: deleted. (Another user's trash is moved into one's own,
+    // as HDFS does.)
+    if (path.equals(root) || path.startsWith(root + "/")) {
       return false;
     }
-    String root = root();
     if ((root + "/").startsWith(path + "/")) {
       throw new PathFailure(
           path, "cannot move to the trash, as it holds the trash " + root + " (use -skipTrash)");
@@ -96,10 +95,23 @@ final class FsTrash {
     String base = current + path;
     String parent = base.substring(0, base.lastIndexOf('/'));
     String leaf = FsNamespaceCommands.name(path);
-    FileAttributes p = session.statIfExists(parent);
-    if (p != null && !p.isDirectory()) {
-      // A file trashed earlier has the name of this one's parent: put this beside it, renamed.
-      parent = parent + clock.millis();
+    // Something trashed earlier (a file, a symbolic link) may hold the name of a directory on the
+    // way: the first such one, looked at without following links, is passed by a renamed
+    // directory, so nothing lands beside or through it.
+    String prefix = current;
+    for (String part : parent.substring(current.length()).split("/")) {
+      if (part.isEmpty()) {
+        continue;
+      }
+      prefix = prefix + "/" + part;
+      FileAttributes a = session.lstatIfExists(prefix);
+      if (a == null) {
+        break; // mkdirs makes the rest
+      }
+      if (!a.isDirectory()) {
+        parent = prefix + clock.millis() + parent.substring(prefix.length());
+        break;
+      }
     }
     // The home directory as mkdir makes one, the trash in it private, as HDFS makes them.
     session.mkdirs("/user/" + session.user());

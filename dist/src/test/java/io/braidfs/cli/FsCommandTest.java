@@ -216,6 +216,11 @@ class FsCommandTest {
     assertThat(itself.errLines())
         .containsExactly(
             "braid fs cp: /cpsrc: cannot copy a directory into itself (/cpsrc/sub/cpsrc)");
+    // Written with slashes to spare, it is still itself.
+    Run slashes = fs("cp", "/cpsrc/", "/cpsrc//sub/x");
+    assertThat(slashes.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(slashes.errLines())
+        .containsExactly("braid fs cp: /cpsrc: cannot copy a directory into itself (/cpsrc/sub/x)");
     ok("chmod", "640", "/cpsrc/sub/text");
     ok("cp", "-p", "/cpsrc/sub/text", "/cpdst/kept");
     io.braidfs.client.FileAttributes src = attributes("/cpsrc/sub/text");
@@ -253,6 +258,19 @@ class FsCommandTest {
     assertThat(new String(ok("cat", trash + "/Current/trashy/f").bytes(), StandardCharsets.UTF_8))
         .isEqualTo("once");
     assertThat(attributes(trash).mode() & 0777).isEqualTo(0700);
+
+    // A symbolic link trashed earlier under the name of a later file's parent: the later file
+    // goes to a renamed directory in the trash, never through the link to where it points.
+    ok("mkdir", "-p", "/trashlinks/elsewhere");
+    try (BraidClient c = client()) {
+      c.symlink("/trashlinks/elsewhere", "/trashlinks/d", false);
+    }
+    ok("-D", on, "rm", "/trashlinks/d");
+    ok("mkdir", "-p", "/trashlinks/d");
+    ok("put", tmp.resolve("trash-text").toString(), "/trashlinks/d/h");
+    String through = ok("-D", on, "rm", "/trashlinks/d/h").out().strip();
+    assertThat(through).matches(".*to trash at: braid://.*/Current/trashlinks/d\\d+/h");
+    assertThat(ok("ls", "/trashlinks/elsewhere").outLines()).isEmpty();
 
     // The same name again gets the time appended.
     ok("put", tmp.resolve("trash-text").toString(), "/trashy/f");

@@ -111,7 +111,9 @@ final class CopyPath {
       ServerCall<CopyChunkRequest, CopyChunkResponse> call, ChunkKey key, boolean throttled)
       throws IOException {
     CopyChunkRequest req = call.request();
-    ctx.fence.admit(req.getMdsEpoch(), "CopyChunk of chunk " + key);
+    // Checked only: the epoch a request names is not proven (its token is checked later), so it
+    // must not raise what this server saves; MDS answers do that (MdsLink).
+    ctx.fence.check(req.getMdsEpoch(), "CopyChunk of chunk " + key);
     Admission.Grant grant =
         ctx.admission.mayCreate(call.caller(), key, req.getToken(), CapabilityToken.WRITE);
     Replica old = grant.replica();

@@ -8,9 +8,11 @@ import java.io.IOException;
 /**
  * Fences MDS leaders by epoch: a command or answer from the MDS carries the epoch its sender leads
  * under, and one older than the highest epoch this server has persisted comes from a deposed leader
- * and is refused with NOT_LEADER naming both epochs; a newer one is persisted (in every data
- * directory, through {@link ChunkStore#raiseEpoch}) before the command acts, so it stays fenced
- * across restarts.
+ * and is refused with NOT_LEADER naming both epochs. Only the MDS's own answers (registration,
+ * heartbeat, confirmations: {@link MdsLink}) persist a newer epoch (in every data directory,
+ * through {@link ChunkStore#raiseEpoch}), so it stays fenced across restarts; a command's epoch is
+ * only checked, as anyone may send a command naming any epoch (its token, checked later, is the
+ * proof), and persisting it would let one forged request fence out every real leader for good.
  *
  * <p>Epoch 0 means "not an MDS command": a writer's own CopyChunk or TruncateChunk (and any caller
  * that predates the field) is not checked here, because its capability token carries the epoch of
@@ -53,17 +55,5 @@ final class EpochFence {
               + highest
               + ", the highest this server has seen");
     }
-  }
-
-  /**
-   * As {@link #check}, then persists {@code epoch} if it is newer. Writes files, so it runs on a
-   * disk thread or a timer, never on an event loop.
-   *
-   * @throws IOException NOT_LEADER as {@link #check}; the store's failure if no directory could
-   *     record a newer epoch
-   */
-  void admit(long epoch, String what) throws IOException {
-    check(epoch, what);
-    store.raiseEpoch(epoch);
   }
 }

@@ -224,7 +224,7 @@ final class WritePath {
         call,
         key,
         () -> {
-          ctx.fence.admit(req.getMdsEpoch(), "TruncateChunk of chunk " + key);
+          ctx.fence.check(req.getMdsEpoch(), "TruncateChunk of chunk " + key);
           Replica r =
               ctx.admission.existing(call.caller(), key, req.getToken(), CapabilityToken.WRITE);
           if (req.getNewVersion() < req.getVersion()) {
