@@ -131,7 +131,7 @@ final class FsCommand implements Runnable {
    * @throws ConfigException if the configuration or {@code --mds} is invalid
    */
   int run(CommandSpec sub, Work work) {
-    BraidConfig cfg = configuration();
+    BraidConfig cfg = configuration(sub);
     String name = sub.qualifiedName();
     String who = user != null ? user : System.getProperty("user.name", "nobody");
     String where = "MDS " + String.join(",", cfg.get(ClientConfigKeys.MDS));
@@ -196,6 +196,49 @@ final class FsCommand implements Runnable {
    */
   BraidConfig configuration() {
     return clientConfiguration(spec().commandLine(), config, mds, user);
+  }
+
+  /**
+   * The configuration for subcommand {@code sub}: as {@link #configuration()}, but a {@code
+   * braid://} URI among its arguments names the MDS addresses when {@code --mds} does not, as
+   * {@code hdfs dfs} takes the file system from a path's URI.
+   *
+   * @throws ConfigException if the URIs name different clusters, or another than {@code --mds}
+   */
+  private BraidConfig configuration(CommandSpec sub) {
+    java.util.Set<String> named = null;
+    String first = null;
+    List<String> values = new java.util.ArrayList<>();
+    for (CommandLine.Model.PositionalParamSpec p :
+        sub.commandLine().getParseResult().matchedPositionals()) {
+      values.addAll(p.stringValues());
+    }
+    for (String s : values) {
+      java.util.Set<String> a = FsSession.authority(s);
+      if (a == null) {
+        continue;
+      }
+      if (named != null && !named.equals(a)) {
+        throw new ConfigException(
+            sub.commandLine(),
+            first + " and " + s + " name different clusters' MDS addresses",
+            null);
+      }
+      named = a;
+      first = s;
+    }
+    if (named == null) {
+      return configuration();
+    }
+    String addresses = String.join(",", named);
+    if (mds != null
+        && !new java.util.TreeSet<>(java.util.Arrays.asList(mds.split(","))).equals(named)) {
+      throw new ConfigException(
+          sub.commandLine(),
+          "--mds " + mds + " but " + first + " names the MDS at " + addresses,
+          null);
+    }
+    return clientConfiguration(spec().commandLine(), config, addresses, user);
   }
 
   /**

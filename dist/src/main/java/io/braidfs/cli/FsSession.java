@@ -123,7 +123,25 @@ final class FsSession {
 
   /** {@code path} as a Braid path: absolute, a relative one taken from the root. */
   static String resolve(String path) {
+    if (path.startsWith(SCHEME)) {
+      // The cluster a URI names was matched against the one connected to (FsCommand.run).
+      int slash = path.indexOf('/', SCHEME.length());
+      return slash < 0 ? "/" : path.substring(slash);
+    }
     return path.startsWith("/") ? path : "/" + path;
+  }
+
+  /** How a Braid URI begins: {@code braid://HOST:PORT[,HOST:PORT...]/PATH}. */
+  static final String SCHEME = "braid://";
+
+  /** The MDS addresses a {@code braid://} URI names, as a set; null for a plain path. */
+  static java.util.@Nullable Set<String> authority(String path) {
+    if (!path.startsWith(SCHEME)) {
+      return null;
+    }
+    int slash = path.indexOf('/', SCHEME.length());
+    String a = slash < 0 ? path.substring(SCHEME.length()) : path.substring(SCHEME.length(), slash);
+    return new java.util.TreeSet<>(java.util.Arrays.asList(a.split(",")));
   }
 
   /** The signal a long copy checks between buffers. */

@@ -327,6 +327,31 @@ class FsCommandTest {
   }
 
   @Test
+  void braidUrisAsBraidLocalPrintsThemNameTheClusterAndThePath() throws IOException {
+    String uri = "braid://" + mds;
+    Files.writeString(tmp.resolve("uri-text"), "by uri");
+    // Without --mds: the URI's authority is the MDS, as the URI braid local prints works as is.
+    Run put = braid("fs", "put", tmp.resolve("uri-text").toString(), uri + "/uris/f");
+    assertThat(put.err()).isEmpty();
+    assertThat(put.code()).isZero();
+    Run ls = braid("fs", "ls", uri + "/uris");
+    assertThat(ls.code()).isZero();
+    assertThat(ls.outLines()).singleElement().asString().endsWith("  f");
+    assertThat(new String(braid("fs", "cat", uri + "/uris/f").bytes(), StandardCharsets.UTF_8))
+        .isEqualTo("by uri");
+    assertThat(braid("fs", "ls", uri + "/").outLines()).anyMatch(l -> l.endsWith("  uris"));
+    // With --mds naming the same cluster it works too; naming another, or two clusters, not.
+    assertThat(ok("mv", uri + "/uris/f", "/uris/g").code()).isZero();
+    Run other = fsAt(mds, "ls", "braid://192.0.2.1:7400/uris");
+    assertThat(other.code()).isNotZero();
+    assertThat(other.err()).contains("--mds " + mds).contains("192.0.2.1:7400");
+    Run two = braid("fs", "mv", uri + "/uris/g", "braid://192.0.2.1:7400/h");
+    assertThat(two.code()).isNotZero();
+    assertThat(two.err()).contains("different clusters");
+    assertThat(ok("test", "-e", "/uris/g").code()).isZero();
+  }
+
+  @Test
   void helpListsCpTrashAndExpunge() {
     Run help = braid("fs", "--help");
     assertThat(help.code()).isZero();
