@@ -59,6 +59,34 @@ class StatusPagesTest {
     }
   }
 
+  @Test
+  void aNameNotThisHostsIsRefusedAgainstDnsRebinding() throws Exception {
+    try (ServerMetrics metrics = ServerMetrics.start("127.0.0.1:0")) {
+      assertThat(rawGet(metrics.port(), "evil.example:" + metrics.port()))
+          .startsWith("HTTP/1.1 403")
+          .contains("is not this server's");
+      assertThat(rawGet(metrics.port(), "127.0.0.1:" + metrics.port())).startsWith("HTTP/1.1 200");
+      assertThat(rawGet(metrics.port(), "localhost:" + metrics.port())).startsWith("HTTP/1.1 200");
+    }
+    assertThat(io.braidfs.cli.internal.web.StatusPages.allowedHost("[::1]:80")).isTrue();
+    assertThat(io.braidfs.cli.internal.web.StatusPages.allowedHost("10.0.0.7")).isTrue();
+    assertThat(io.braidfs.cli.internal.web.StatusPages.allowedHost("attacker.example.com"))
+        .isFalse();
+  }
+
+  /**
+   * A GET of the status page with {@code host} as its Host header (which HttpClient will not set).
+   */
+  private static String rawGet(int port, String host) throws Exception {
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+      s.getOutputStream()
+          .write(
+              ("GET /status/api/rates HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      return new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+  }
+
   private HttpResponse<String> get(String url) throws Exception {
     return http.send(
         HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());

@@ -41,11 +41,13 @@ import org.jspecify.annotations.Nullable;
  * only metadata is read; nothing is changed.
  *
  * <p>The file, chunk and health totals come from an fsck of {@code /}: a walk of the whole
- * namespace, so it is made at most every {@link #FSCK_EVERY_NANOS} and kept in between.
+ * namespace, so it is made at most every {@link #FSCK_EVERY_NANOS}, in the background, and the last
+ * totals are shown in between.
  *
  * <p>Thread-safety: thread-safe (the operations used are those of the MDS's read pool).
  */
 public final class MdsStatus {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MdsStatus.class);
   static final long FSCK_EVERY_NANOS = 30_000_000_000L;
   private static final int LIST_MAX = 1000;
 
@@ -119,17 +121,56 @@ public final class MdsStatus {
     return out;
   }
 
-  private synchronized FsckResponse fsck(AdminOps admin) throws IOException {
-    FsckResponse f = fsck;
-    long now = System.nanoTime();
-    if (f == null || now - fsckAt > FSCK_EVERY_NANOS) {
-      // Only the totals are wanted: one entry at most.
-      f = admin.fsck(superuser, FsckRequest.newBuilder().setPath("/").setMaxFiles(1).build());
-      fsck = f;
-      fsckAt = now;
+  /**
+   * The fsck totals: the first time made here; after that the last ones at once, and when they are
+   * older than {@link #FSCK_EVERY_NANOS}, made again in the background, one walk at a time, so a
+   * request (or a scrape on the same server) never waits on a walk of the namespace.
+   */
+  private FsckResponse fsck(AdminOps admin) throws IOException {
+    FsckResponse f;
+    long at;
+    synchronized (this) {
+      f = fsck;
+      at = fsckAt;
+    }
+    if (f == null) {
+      f = walk(admin);
+      synchronized (this) {
+        fsck = f;
+        fsckAt = System.nanoTime();
+      }
+      return f;
+    }
+    if (System.nanoTime() - at > FSCK_EVERY_NANOS && walking.compareAndSet(false, true)) {
+      walker.execute(
+          () -> {
+            try {
+              FsckResponse fresh = walk(admin);
+              synchronized (this) {
+                fsck = fresh;
+                fsckAt = System.nanoTime();
+              }
+            } catch (IOException | RuntimeException e) {
+              LOG.debug("status page: fsck of / failed: {}", e.toString());
+            } finally {
+              walking.set(false);
+            }
+          });
     }
     return f;
   }
+
+  /** Only the totals are wanted: one entry at most. */
+  private FsckResponse walk(AdminOps admin) throws IOException {
+    return admin.fsck(superuser, FsckRequest.newBuilder().setPath("/").setMaxFiles(1).build());
+  }
+
+  private final java.util.concurrent.atomic.AtomicBoolean walking =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
+  private final java.util.concurrent.Executor walker =
+      java.util.concurrent.Executors.newSingleThreadExecutor(
+          io.braidfs.common.lifecycle.DaemonThreads.named("braid-status-fsck"));
 
   private static String health(ClusterReportResponse r, FsckResponse f) {
     if (f.getMissingFiles() > 0) {

@@ -63,6 +63,21 @@ public final class StatusPages implements HttpHandler, AutoCloseable {
         send(ex, 405, "text/plain; charset=utf-8", bytes("read-only: GET and HEAD only\n"));
         return;
       }
+      String host = ex.getRequestHeaders().getFirst("Host");
+      if (!allowedHost(host)) {
+        // DNS rebinding: a web page elsewhere could point a name of its own at this address and
+        // read the namespace through the operator's browser. Names not this host's are refused.
+        send(
+            ex,
+            403,
+            "text/plain; charset=utf-8",
+            bytes(
+                "Host '"
+                    + host
+                    + "' is not this server's: open the page by its IP address, localhost or this"
+                    + " host's name\n"));
+        return;
+      }
       try {
         route(ex, ex.getRequestURI().getPath());
       } catch (IOException e) {
@@ -112,6 +127,48 @@ public final class StatusPages implements HttpHandler, AutoCloseable {
           send(ex, 404, "text/plain; charset=utf-8", bytes("not found; the status page is at /\n"));
     }
   }
+
+  /**
+   * Whether a request's Host header may be answered: absent (not a browser), an IP address, {@code
+   * localhost}, or one of this host's own names.
+   */
+  public static boolean allowedHost(@Nullable String header) {
+    if (header == null || header.isEmpty()) {
+      return true;
+    }
+    String h = header.strip().toLowerCase(java.util.Locale.ROOT);
+    if (h.startsWith("[")) {
+      return true; // an IPv6 address
+    }
+    int colon = h.lastIndexOf(':');
+    if (colon >= 0) {
+      h = h.substring(0, colon);
+    }
+    if (h.equals("localhost") || h.endsWith(".localhost") || h.matches("[0-9.]+")) {
+      return true;
+    }
+    return ownNames().contains(h);
+  }
+
+  /** This host's name and canonical name, lower case; looked up once. */
+  private static java.util.Set<String> ownNames() {
+    java.util.Set<String> n = names;
+    if (n == null) {
+      java.util.Set<String> found = new java.util.HashSet<>();
+      try {
+        java.net.InetAddress local = java.net.InetAddress.getLocalHost();
+        found.add(local.getHostName().toLowerCase(java.util.Locale.ROOT));
+        found.add(local.getCanonicalHostName().toLowerCase(java.util.Locale.ROOT));
+      } catch (IOException e) {
+        // no names of its own: addresses and localhost still work
+      }
+      n = java.util.Set.copyOf(found);
+      names = n;
+    }
+    return n;
+  }
+
+  private static volatile java.util.@Nullable Set<String> names;
 
   /** The body of a failed request: the status's name, then the message (in that order). */
   private static Map<String, Object> error(String status, String message) {
