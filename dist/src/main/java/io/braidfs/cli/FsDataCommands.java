@@ -157,8 +157,10 @@ final class FsDataCommands {
       ParallelCopy copies = new ParallelCopy(session, "put", root);
       String top = root;
       try {
+        // LOCAL itself is followed if a symlink; symlinks under it are not (see planFile).
+        Path start = Files.isSymbolicLink(source) ? source.toRealPath() : source;
         Files.walkFileTree(
-            source,
+            start,
             new SimpleFileVisitor<>() {
               @Override
               public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes a) {
@@ -166,7 +168,7 @@ final class FsDataCommands {
                   copies.failed(new PathFailure(dir.toString(), "interrupted"));
                   return FileVisitResult.TERMINATE;
                 }
-                String to = remoteFor(top, source, dir);
+                String to = remoteFor(top, start, dir);
                 try {
                   FileAttributes t = session.statIfExists(to);
                   if (t == null) {
@@ -183,7 +185,7 @@ final class FsDataCommands {
 
               @Override
               public FileVisitResult visitFile(Path file, BasicFileAttributes a) {
-                planFile(session, copies, file, a, remoteFor(top, source, file));
+                planFile(session, copies, file, a, remoteFor(top, start, file));
                 return FileVisitResult.CONTINUE;
               }
 
@@ -194,7 +196,7 @@ final class FsDataCommands {
               }
             });
       } catch (IOException e) {
-        throw new PathFailure(local, e); // the visitor throws nothing: cannot happen
+        throw new PathFailure(local, e); // resolving a symlinked LOCAL; the visitor throws nothing
       }
       return copies.run(threads);
     }

@@ -480,6 +480,12 @@ class FsCommandTest {
     assertThat(tree.resolve("sub/b.txt")).hasBinaryContent(files.get("sub/b.txt"));
     assertThat(localTemporaries(tree)).isEmpty();
 
+    // LOCAL given as a symlink to a directory is followed.
+    Path link = Files.createSymbolicLink(tmp.resolve("ptree-link"), tree);
+    ok("put", link.toString(), "/plink");
+    assertThat(ok("cat", "/plink/sub/deeper/c.bin").bytes())
+        .isEqualTo(files.get("sub/deeper/c.bin"));
+
     // A bad thread count is a usage error.
     assertThat(fs("put", "-t", "0", tree.toString(), "/pinto").code()).isEqualTo(Braid.EXIT_USAGE);
   }
