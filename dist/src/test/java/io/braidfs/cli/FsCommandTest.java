@@ -491,15 +491,52 @@ class FsCommandTest {
   }
 
   @Test
-  void aStopDuringARecursivePutRemovesEveryPartialFile() throws Exception {
+  void aStopDuringARecursivePutOrGetRemovesEveryPartialFile() throws Exception {
     Path tree = tmp.resolve("stoptree");
     for (int i = 0; i < 4; i++) {
       Files.createDirectories(tree.resolve("d" + i));
       Files.write(tree.resolve("d" + i).resolve("f"), random(48 << 20, 20 + i));
     }
+    try (BraidClient c = client()) {
+      stopWhen(
+          () -> !remoteTemporaries(c, "/stoptree").isEmpty(),
+          "put",
+          "-t",
+          "2",
+          tree.toString(),
+          "/stoptree");
+      assertThat(remoteTemporaries(c, "/stoptree")).isEmpty();
+    }
+
+    ok("put", "-f", tree.toString(), "/stoptree");
+    Path back = tmp.resolve("stoptree-back");
+    stopWhen(
+        () -> {
+          try {
+            return Files.exists(back) && !localTemporaries(back).isEmpty();
+          } catch (IOException | java.io.UncheckedIOException e) {
+            return false; // a file went while walking: look again
+          }
+        },
+        "get",
+        "-t",
+        "2",
+        "/stoptree",
+        back.toString());
+    assertThat(localTemporaries(back)).isEmpty();
+  }
+
+  /**
+   * Runs {@code braid fs args...} on a thread, requests a stop once {@code partial} holds (a
+   * temporary file is there), and checks that the command ended with exit code 1 saying so.
+   */
+  private static void stopWhen(java.util.function.BooleanSupplier partial, String... args)
+      throws InterruptedException {
     StopSignal stop = new StopSignal();
     StringWriter err = new StringWriter();
-    Thread put =
+    List<String> all = new ArrayList<>(List.of("fs", "--mds", mds));
+    all.addAll(List.of(args));
+    Thread t =
         new Thread(
             () ->
                 stop.finished(
@@ -509,22 +546,15 @@ class FsCommandTest {
                             new ByteArrayOutputStream(),
                             new PrintWriter(new StringWriter(), true),
                             new PrintWriter(err, true))
-                        .execute(
-                            "fs", "--mds", mds, "put", "-t", "2", tree.toString(), "/stoptree")),
-            "test-put-stop");
-    put.start();
-    try (BraidClient c = client()) {
-      Await.until(
-          "a partial file to be written",
-          Duration.ofSeconds(60),
-          () -> !remoteTemporaries(c, "/stoptree").isEmpty());
-      stop.request();
-      put.join(60_000);
-      assertThat(put.isAlive()).isFalse();
-      assertThat(stop.exitCode()).isEqualTo(Braid.EXIT_FAILURE);
-      assertThat(err.toString()).contains(": interrupted");
-      assertThat(remoteTemporaries(c, "/stoptree")).isEmpty();
-    }
+                        .execute(all.toArray(String[]::new))),
+            "test-stop-" + args[0]);
+    t.start();
+    Await.until("a partial file of " + args[0], Duration.ofSeconds(60), partial);
+    stop.request();
+    t.join(60_000);
+    assertThat(t.isAlive()).isFalse();
+    assertThat(stop.exitCode()).as(err.toString()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(err.toString()).contains(": interrupted");
   }
 
   /**
