@@ -29,7 +29,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Paths given to it are resolved with {@link #resolve}: one without a leading {@code /} is taken
  * from the root.
  *
- * <p>Thread-safety: as {@link BraidClient}; one command uses it on one thread.
+ * <p>Thread-safety: as {@link BraidClient}; one command uses it on one thread, except that the
+ * copies of a recursive {@code put} or {@code get} run on a pool and share it: they use only the
+ * client calls, {@link #stop()} and {@link #report}, which is synchronized so lines stay whole.
  */
 final class FsSession {
   /** Mode of new directories before the client's umask: 0777, so 0755 with the usual 022. */
@@ -116,7 +118,7 @@ final class FsSession {
   }
 
   /** Reports a failure as the command's one line on stderr. */
-  void report(PathFailure e) {
+  synchronized void report(PathFailure e) {
     err.println(name + ": " + e.getMessage());
     err.flush();
   }

@@ -44,31 +44,47 @@ final class Transfer {
       String task,
       StopSignal stop)
       throws PathFailure {
+    try (ProgressBar bar = progressBar(task, size)) {
+      return copy(in, from, out, to, size, stop, bar);
+    }
+  }
+
+  /**
+   * As {@link #copy(InputStream, String, OutputStream, String, long, String, StopSignal)}, stepping
+   * {@code bar} (shared by the copies of a tree; not closed here) instead of a bar of its own.
+   */
+  static long copy(
+      InputStream in,
+      String from,
+      OutputStream out,
+      String to,
+      long size,
+      StopSignal stop,
+      @Nullable ProgressBar bar)
+      throws PathFailure {
     byte[] buffer = new byte[(int) Math.max(1, Math.min(BUFFER, size < 0 ? BUFFER : size))];
     long total = 0;
-    try (ProgressBar bar = progressBar(task, size)) {
-      while (true) {
-        if (stop.isRequested()) {
-          throw new PathFailure(to, "interrupted");
-        }
-        int n;
-        try {
-          n = in.read(buffer);
-        } catch (IOException e) {
-          throw new PathFailure(from, e);
-        }
-        if (n < 0) {
-          return total;
-        }
-        try {
-          out.write(buffer, 0, n);
-        } catch (IOException e) {
-          throw new PathFailure(to, e);
-        }
-        total += n;
-        if (bar != null) {
-          bar.stepBy(n);
-        }
+    while (true) {
+      if (stop.isRequested()) {
+        throw new PathFailure(to, "interrupted");
+      }
+      int n;
+      try {
+        n = in.read(buffer);
+      } catch (IOException e) {
+        throw new PathFailure(from, e);
+      }
+      if (n < 0) {
+        return total;
+      }
+      try {
+        out.write(buffer, 0, n);
+      } catch (IOException e) {
+        throw new PathFailure(to, e);
+      }
+      total += n;
+      if (bar != null) {
+        bar.stepBy(n);
       }
     }
   }
@@ -78,7 +94,8 @@ final class Transfer {
     return size >= PROGRESS_THRESHOLD && System.console() != null;
   }
 
-  private static @Nullable ProgressBar progressBar(String task, long size) {
+  /** A bar for {@code size} bytes labelled {@code task}, or null if {@link #showsProgress} not. */
+  static @Nullable ProgressBar progressBar(String task, long size) {
     if (!showsProgress(size)) {
       return null;
     }

@@ -386,6 +386,200 @@ class FsCommandTest {
     assertThat(a).hasContent("second");
   }
 
+  /** A local tree of nested directories and files (one empty, one directory empty), by path. */
+  private static Map<String, byte[]> localTree(Path root, long seed) throws IOException {
+    Map<String, byte[]> files = new java.util.TreeMap<>();
+    files.put("a.bin", random(3 << 20, seed));
+    files.put("empty", new byte[0]);
+    files.put("sub/b.txt", "bee\n".getBytes(StandardCharsets.UTF_8));
+    files.put("sub/deeper/c.bin", random(1 << 20, seed + 1));
+    files.put("sub/deeper/d.bin", random(70_000, seed + 2));
+    for (Map.Entry<String, byte[]> f : files.entrySet()) {
+      Path p = root.resolve(f.getKey());
+      Files.createDirectories(p.getParent());
+      Files.write(p, f.getValue());
+    }
+    Files.createDirectories(root.resolve("sub/nothing"));
+    return files;
+  }
+
+  /** Every path under {@code root} whose name holds {@link FsDataCommands#COPYING}. */
+  private static List<Path> localTemporaries(Path root) throws IOException {
+    try (java.util.stream.Stream<Path> all = Files.walk(root)) {
+      return all.filter(p -> p.getFileName().toString().contains(FsDataCommands.COPYING)).toList();
+    }
+  }
+
+  @Test
+  void putAndGetCopyWholeDirectoriesAndRefuseExistingFilesOneByOne() throws IOException {
+    Path tree = tmp.resolve("ptree");
+    Map<String, byte[]> files = localTree(tree, 11);
+
+    // To a new name: the directory becomes it; several files at a time.
+    assertThat(ok("put", "-t", "3", tree.toString(), "/ptree").out()).isEmpty();
+    assertThat(ok("ls", "-R", "/ptree").outLines())
+        .extracting(l -> l.substring(l.lastIndexOf(' ') + 1))
+        .containsExactly(
+            "/ptree/a.bin",
+            "/ptree/empty",
+            "/ptree/sub",
+            "/ptree/sub/b.txt",
+            "/ptree/sub/deeper",
+            "/ptree/sub/deeper/c.bin",
+            "/ptree/sub/deeper/d.bin",
+            "/ptree/sub/nothing");
+    for (Map.Entry<String, byte[]> f : files.entrySet()) {
+      assertThat(ok("cat", "/ptree/" + f.getKey()).bytes()).as(f.getKey()).isEqualTo(f.getValue());
+    }
+
+    // Into an existing directory, keeping its name (as hdfs dfs -put).
+    ok("mkdir", "/pinto");
+    ok("put", tree.toString(), "/pinto");
+    assertThat(ok("cat", "/pinto/ptree/sub/deeper/c.bin").bytes())
+        .isEqualTo(files.get("sub/deeper/c.bin"));
+
+    // Again: each file there is refused on its own line, the missing one is still copied.
+    ok("rm", "/pinto/ptree/sub/b.txt");
+    Run again = fs("put", tree.toString(), "/pinto");
+    assertThat(again.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(again.errLines())
+        .containsExactlyInAnyOrder(
+            "braid fs put: /pinto/ptree/a.bin: file exists (use -f to replace it)",
+            "braid fs put: /pinto/ptree/empty: file exists (use -f to replace it)",
+            "braid fs put: /pinto/ptree/sub/deeper/c.bin: file exists (use -f to replace it)",
+            "braid fs put: /pinto/ptree/sub/deeper/d.bin: file exists (use -f to replace it)");
+    assertThat(ok("cat", "/pinto/ptree/sub/b.txt").bytes()).isEqualTo(files.get("sub/b.txt"));
+    ok("put", "-f", tree.toString(), "/pinto");
+    assertThat(ok("ls", "-R", "/pinto").out()).doesNotContain(FsDataCommands.COPYING);
+
+    // Out again, to a new local name, checked byte for byte.
+    Path back = tmp.resolve("ptree-back");
+    assertThat(ok("get", "-t", "2", "/ptree", back.toString()).out()).isEmpty();
+    for (Map.Entry<String, byte[]> f : files.entrySet()) {
+      assertThat(back.resolve(f.getKey())).as(f.getKey()).hasBinaryContent(f.getValue());
+    }
+    assertThat(back.resolve("sub/nothing")).isEmptyDirectory();
+    assertThat(localTemporaries(back)).isEmpty();
+
+    // Into an existing directory it keeps its name; files already there are refused one by one.
+    Files.writeString(tree.resolve("sub/b.txt"), "changed");
+    Files.delete(tree.resolve("sub/deeper/d.bin"));
+    Run get = fs("get", "/ptree", tmp.toString());
+    assertThat(get.code()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(get.errLines())
+        .containsExactlyInAnyOrder(
+            "braid fs get: " + tree.resolve("a.bin") + ": file exists (use -f to replace it)",
+            "braid fs get: " + tree.resolve("empty") + ": file exists (use -f to replace it)",
+            "braid fs get: " + tree.resolve("sub/b.txt") + ": file exists (use -f to replace it)",
+            "braid fs get: "
+                + tree.resolve("sub/deeper/c.bin")
+                + ": file exists (use -f to replace it)");
+    assertThat(tree.resolve("sub/b.txt")).hasContent("changed");
+    assertThat(tree.resolve("sub/deeper/d.bin")).hasBinaryContent(files.get("sub/deeper/d.bin"));
+    ok("get", "-f", "/ptree", tmp.toString());
+    assertThat(tree.resolve("sub/b.txt")).hasBinaryContent(files.get("sub/b.txt"));
+    assertThat(localTemporaries(tree)).isEmpty();
+
+    // LOCAL given as a symlink to a directory is followed.
+    Path link = Files.createSymbolicLink(tmp.resolve("ptree-link"), tree);
+    ok("put", link.toString(), "/plink");
+    assertThat(ok("cat", "/plink/sub/deeper/c.bin").bytes())
+        .isEqualTo(files.get("sub/deeper/c.bin"));
+
+    // A bad thread count is a usage error.
+    assertThat(fs("put", "-t", "0", tree.toString(), "/pinto").code()).isEqualTo(Braid.EXIT_USAGE);
+  }
+
+  @Test
+  void aStopDuringARecursivePutOrGetRemovesEveryPartialFile() throws Exception {
+    Path tree = tmp.resolve("stoptree");
+    for (int i = 0; i < 4; i++) {
+      Files.createDirectories(tree.resolve("d" + i));
+      Files.write(tree.resolve("d" + i).resolve("f"), random(48 << 20, 20 + i));
+    }
+    try (BraidClient c = client()) {
+      stopWhen(
+          () -> !remoteTemporaries(c, "/stoptree").isEmpty(),
+          "put",
+          "-t",
+          "2",
+          tree.toString(),
+          "/stoptree");
+      assertThat(remoteTemporaries(c, "/stoptree")).isEmpty();
+    }
+
+    ok("put", "-f", tree.toString(), "/stoptree");
+    Path back = tmp.resolve("stoptree-back");
+    stopWhen(
+        () -> {
+          try {
+            return Files.exists(back) && !localTemporaries(back).isEmpty();
+          } catch (IOException | java.io.UncheckedIOException e) {
+            return false; // a file went while walking: look again
+          }
+        },
+        "get",
+        "-t",
+        "2",
+        "/stoptree",
+        back.toString());
+    assertThat(localTemporaries(back)).isEmpty();
+  }
+
+  /**
+   * Runs {@code braid fs args...} on a thread, requests a stop once {@code partial} holds (a
+   * temporary file is there), and checks that the command ended with exit code 1 saying so.
+   */
+  private static void stopWhen(java.util.function.BooleanSupplier partial, String... args)
+      throws InterruptedException {
+    StopSignal stop = new StopSignal();
+    StringWriter err = new StringWriter();
+    List<String> all = new ArrayList<>(List.of("fs", "--mds", mds));
+    all.addAll(List.of(args));
+    Thread t =
+        new Thread(
+            () ->
+                stop.finished(
+                    Braid.commandLine(
+                            stop,
+                            new ByteArrayInputStream(new byte[0]),
+                            new ByteArrayOutputStream(),
+                            new PrintWriter(new StringWriter(), true),
+                            new PrintWriter(err, true))
+                        .execute(all.toArray(String[]::new))),
+            "test-stop-" + args[0]);
+    t.start();
+    Await.until("a partial file of " + args[0], Duration.ofSeconds(60), partial);
+    stop.request();
+    t.join(60_000);
+    assertThat(t.isAlive()).isFalse();
+    assertThat(stop.exitCode()).as(err.toString()).isEqualTo(Braid.EXIT_FAILURE);
+    assertThat(err.toString()).contains(": interrupted");
+  }
+
+  /**
+   * Every path under Braid directory {@code dir} whose name holds {@link FsDataCommands#COPYING}.
+   */
+  private static List<String> remoteTemporaries(BraidClient c, String dir) {
+    List<String> found = new ArrayList<>();
+    try {
+      if (!c.exists(dir)) {
+        return found;
+      }
+      for (io.braidfs.client.DirectoryEntry e : c.list(dir)) {
+        String p = dir + "/" + e.name();
+        if (e.name().contains(FsDataCommands.COPYING)) {
+          found.add(p);
+        } else if (c.stat(p).isDirectory()) {
+          found.addAll(remoteTemporaries(c, p));
+        }
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return found;
+  }
+
   @Test
   void lsShowsModeOwnerGroupSizeTimeAndName() throws IOException {
     ok("mkdir", "-p", "/ls/sub");
