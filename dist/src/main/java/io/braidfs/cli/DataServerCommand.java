@@ -131,6 +131,7 @@ final class DataServerCommand implements Callable<Integer> {
       if (metrics != null) {
         List<String> mds = mdsAddresses(cfg);
         metrics.status().attach(new DataServerStatus(() -> List.of(server), () -> mds));
+        metrics.gauges().watchDataServers(() -> List.of(server));
       }
       try (metrics) {
         return serve(s, where, dirList, mdsList, server);

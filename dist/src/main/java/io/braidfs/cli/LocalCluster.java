@@ -249,6 +249,20 @@ final class LocalCluster implements Service {
     return mds;
   }
 
+  /** Every MDS made so far (with HA, each replica), in order. */
+  List<MdsServer> mdsServers() {
+    LocalMdsReplicas r = replicas;
+    if (r != null) {
+      List<MdsServer> out = new ArrayList<>();
+      for (LocalMdsReplicas.Replica replica : r.replicas()) {
+        out.add(replica.server());
+      }
+      return out;
+    }
+    MdsServer m = mds;
+    return m == null ? List.of() : List.of(m);
+  }
+
   /** The data servers made so far, in order. */
   List<DataServer> dataServers() {
     return snapshot();

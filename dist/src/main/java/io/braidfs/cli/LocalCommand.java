@@ -190,6 +190,8 @@ final class LocalCommand implements Callable<Integer> {
       metrics
           .status()
           .attach(new DataServerStatus(cluster::dataServers, cluster::mdsAddressesIfStarted));
+      metrics.gauges().watchMds(cluster::mdsServers);
+      metrics.gauges().watchDataServers(cluster::dataServers);
     }
     try (metrics) {
       if (mount != null) {

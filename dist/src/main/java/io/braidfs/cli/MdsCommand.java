@@ -10,6 +10,7 @@ import io.braidfs.mds.server.MdsServer;
 import io.braidfs.mds.store.MdsStoreConfigKeys;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
@@ -104,6 +105,7 @@ final class MdsCommand implements Callable<Integer> {
         metrics
             .status()
             .attach(new MdsStatus(() -> server, cfg.get(MdsSecurityConfigKeys.SUPERUSER)));
+        metrics.gauges().watchMds(() -> List.of(server));
       }
       try (metrics) {
         return serve(s, store, cfg, server);

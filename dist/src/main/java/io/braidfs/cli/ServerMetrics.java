@@ -25,10 +25,11 @@ import picocli.CommandLine.Model.CommandSpec;
 /**
  * The Prometheus metrics of one {@code braid} process, served over HTTP at {@code /metrics}: every
  * RPC its servers answered (count by method, server and status; latency histogram by method and
- * server) and the JVM's gauges (memory and buffer pools, GC, threads). The servers report calls
- * through {@link CallObserver}, so they need no metrics library of their own. Every other path of
- * the same HTTP server is the read-only status page ({@link StatusPages}), to which the command
- * attaches its servers once they exist.
+ * server), the servers' own figures read at scrape time ({@link ServerGauges}) and the JVM's gauges
+ * (memory and buffer pools, GC, threads). The servers report calls through {@link CallObserver}, so
+ * they need no metrics library of their own. Every other path of the same HTTP server is the
+ * read-only status page ({@link StatusPages}), to which the command attaches its servers once they
+ * exist.
  *
  * <p>Thread-safety: {@link #answered} is thread-safe (the client library's metrics are).
  */
@@ -67,6 +68,7 @@ final class ServerMetrics implements CallObserver, AutoCloseable {
 
     static {
       JvmMetrics.builder().register(REGISTRY);
+      ServerGauges.register(REGISTRY);
     }
   }
 
@@ -102,6 +104,7 @@ final class ServerMetrics implements CallObserver, AutoCloseable {
 
   private final StatusPages status;
   private final HTTPServer http;
+  private final ServerGauges gauges;
 
   private ServerMetrics(InetSocketAddress bind) throws IOException {
     status = new StatusPages();
@@ -118,6 +121,7 @@ final class ServerMetrics implements CallObserver, AutoCloseable {
       status.close();
       throw e;
     }
+    gauges = new ServerGauges();
   }
 
   /**
@@ -184,6 +188,11 @@ final class ServerMetrics implements CallObserver, AutoCloseable {
     return status;
   }
 
+  /** The servers whose own figures (journal, caches, data path) are exported, for the command. */
+  ServerGauges gauges() {
+    return gauges;
+  }
+
   /** The port metrics are served on. */
   int port() {
     return http.getPort();
@@ -215,6 +224,7 @@ final class ServerMetrics implements CallObserver, AutoCloseable {
 
   @Override
   public void close() {
+    gauges.close();
     http.close();
     status.close();
   }

@@ -56,6 +56,10 @@ class MetricsTest {
       Path file = tmp.resolve("file");
       Files.write(file, new byte[100_000]);
       assertThat(FsCommandTest.fsAt(mds, "put", file.toString(), "/m1/file").code()).isZero();
+      // Over the socket: a short-circuit read would not reach the data server's read path.
+      FsCommandTest.Run cat =
+          FsCommandTest.fsAt(mds, "-D", "braid.client.read.short-circuit=false", "cat", "/m1/file");
+      assertThat(cat.code()).isZero();
 
       HttpResponse<String> page =
           HttpClient.newHttpClient()
@@ -80,6 +84,37 @@ class MetricsTest {
           .contains("# TYPE braid_rpc_latency_seconds histogram")
           .contains("jvm_memory_used_bytes{area=\"heap\"}")
           .contains("jvm_buffer_pool_used_bytes{pool=\"direct\"}");
+      // The MDS's own figures: four mutations synced to its journal, cached reads, its role.
+      assertThat(value(text, "braid_mds_journal_syncs_total", "mds")).isGreaterThanOrEqualTo(1);
+      assertThat(value(text, "braid_mds_journal_synced_records_total", "mds"))
+          .isGreaterThanOrEqualTo(4);
+      assertThat(value(text, "braid_mds_journal_sync_seconds_total", "mds")).isPositive();
+      assertThat(value(text, "braid_mds_journal_last_index", "mds")).isGreaterThanOrEqualTo(4);
+      assertThat(value(text, "braid_mds_epoch", "mds")).isNotNegative();
+      assertThat(
+              value(text, "braid_mds_store_cache_hits_total", "mds")
+                  + value(text, "braid_mds_store_cache_misses_total", "mds"))
+          .isPositive();
+      assertThat(value(text, "braid_mds_store_cache_entries", "mds")).isPositive();
+      assertThat(value(text, "braid_mds_repair_waiting_files", "mds")).isZero();
+      assertThat(value(text, "braid_mds_repair_copies_in_flight", "mds")).isZero();
+      assertThat(text)
+          .containsPattern("(?m)^braid_mds_role\\{role=\"LEADER\",server=\"mds\"\\} 1(\\.0)?$")
+          .containsPattern("(?m)^braid_mds_role\\{role=\"STANDBY\",server=\"mds\"\\} 0(\\.0)?$");
+      // The data server's: the file written and read back, and the replica it keeps.
+      assertThat(value(text, "braid_dataserver_chunk_writes_total", "ds1"))
+          .isGreaterThanOrEqualTo(1);
+      assertThat(value(text, "braid_dataserver_written_bytes_total", "ds1"))
+          .isGreaterThanOrEqualTo(100_000);
+      assertThat(value(text, "braid_dataserver_chunk_reads_total", "ds1"))
+          .isGreaterThanOrEqualTo(1);
+      assertThat(value(text, "braid_dataserver_read_bytes_total", "ds1"))
+          .isGreaterThanOrEqualTo(100_000);
+      assertThat(value(text, "braid_dataserver_replicas", "ds1")).isGreaterThanOrEqualTo(1);
+      assertThat(value(text, "braid_dataserver_used_bytes", "ds1")).isGreaterThanOrEqualTo(100_000);
+      assertThat(value(text, "braid_dataserver_capacity_bytes", "ds1"))
+          .isGreaterThanOrEqualTo(value(text, "braid_dataserver_used_bytes", "ds1"));
+      assertThat(value(text, "braid_dataserver_available_bytes", "ds1")).isPositive();
       promtoolAccepts(text);
     }
   }
@@ -150,6 +185,15 @@ class MetricsTest {
                     + "\"\\} (\\S+)$")
             .matcher(text);
     return m.find() ? Double.parseDouble(m.group(1)) : 0;
+  }
+
+  /** The value of {@code metric} for one server (its only label); fails if it is absent. */
+  private static double value(String text, String metric, String server) {
+    Matcher m =
+        Pattern.compile("(?m)^" + metric + "\\{server=\"" + Pattern.quote(server) + "\"\\} (\\S+)$")
+            .matcher(text);
+    assertThat(m.find()).as("%s{server=\"%s\"} in:\n%s", metric, server, text).isTrue();
+    return Double.parseDouble(m.group(1));
   }
 
   /** Prometheus's own linter and parser, {@code promtool check metrics}, reads it cleanly. */

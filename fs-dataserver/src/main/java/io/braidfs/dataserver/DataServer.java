@@ -66,7 +66,8 @@ public final class DataServer implements Service {
   private final BraidConfig config;
   private final String id;
   private final LifeCycle lifeCycle;
-  private @Nullable ChunkStore store;
+  private final ChunkIoCounters counters = new ChunkIoCounters();
+  private volatile @Nullable ChunkStore store;
   private @Nullable ChunkWorkers workers;
   private @Nullable RpcClient peers;
   private @Nullable RpcServer rpc;
@@ -188,8 +189,8 @@ public final class DataServer implements Service {
             options.maxPayloadBytes() - READ_WIDENING,
             reports,
             throttle);
-    WritePath writes = new WritePath(ctx);
-    ReadPath reads = new ReadPath(ctx);
+    WritePath writes = new WritePath(ctx, counters);
+    ReadPath reads = new ReadPath(ctx, counters);
     CopyPath copies = new CopyPath(ctx);
     // Every handler only dispatches to a disk thread, so all run inline on the event loop.
     RpcServer server =
@@ -340,6 +341,46 @@ public final class DataServer implements Service {
       throw new IllegalStateException(id + " is not running");
     }
     g.updateKeys(keys);
+  }
+
+  /** The ReadChunk and WriteChunk calls answered from this server's disks since it was made. */
+  public ChunkIoCounters ioCounters() {
+    return counters;
+  }
+
+  /**
+   * The replicas this server holds now, and its data directories' capacity, use and room summed as
+   * its heartbeats report them; all zero while it is not running.
+   */
+  public StoreUsage storeUsage() {
+    ChunkStore s = store;
+    if (s == null) {
+      return StoreUsage.NONE;
+    }
+    long capacity = 0;
+    long used = 0;
+    long available = 0;
+    for (DataDirStatus d : s.dirs()) {
+      capacity += d.capacityBytes();
+      used += d.usedBytes();
+      available += d.failed() ? 0 : d.availableBytes();
+    }
+    return new StoreUsage(s.replicaCount(), capacity, used, available);
+  }
+
+  /**
+   * A data server's store at one moment.
+   *
+   * <p>Thread-safety: immutable.
+   *
+   * @param replicas replicas held
+   * @param capacityBytes capacity of its data directories, less the reserved space
+   * @param usedBytes bytes of its replicas' data and meta files
+   * @param availableBytes bytes new writes may still use (none in a failed directory)
+   */
+  public record StoreUsage(long replicas, long capacityBytes, long usedBytes, long availableBytes) {
+    /** A store that is not open. */
+    public static final StoreUsage NONE = new StoreUsage(0, 0, 0, 0);
   }
 
   /** The server id the MDS assigned (0 before the first registration). */

@@ -33,9 +33,11 @@ final class ReadPath {
   static final long MAX_LOCAL_WINDOW = 256L << 20;
 
   private final DataContext ctx;
+  private final ChunkIoCounters counters;
 
-  ReadPath(DataContext ctx) {
+  ReadPath(DataContext ctx, ChunkIoCounters counters) {
     this.ctx = ctx;
+    this.counters = counters;
   }
 
   void read(ServerCall<ReadChunkRequest, ReadChunkResponse> call) {
@@ -67,6 +69,7 @@ final class ReadPath {
           for (int crc : view.blockCrcs()) {
             answer.addChecksums(crc);
           }
+          counters.read(view.length());
           if (view.length() == 0) {
             view.close();
             call.reply(answer.build());

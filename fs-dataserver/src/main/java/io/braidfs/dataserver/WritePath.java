@@ -46,9 +46,11 @@ import java.util.function.ToLongFunction;
  */
 final class WritePath {
   private final DataContext ctx;
+  private final ChunkIoCounters counters;
 
-  WritePath(DataContext ctx) {
+  WritePath(DataContext ctx, ChunkIoCounters counters) {
     this.ctx = ctx;
+    this.counters = counters;
   }
 
   /** WriteChunk, inline on the event loop: takes the payload and moves to the chunk's thread. */
@@ -109,6 +111,7 @@ final class WritePath {
             WriteChunkResponse::getChunkLength);
     // If the local write fails, the chain's answer is closed unread (forward's thenApply).
     long local = r.write(req.getOffset(), data, crcs);
+    counters.wrote(req.getLength());
     if (req.getAckLevel() == AckLevel.ACK_LEVEL_ON_DISK) {
       r.sync();
     }

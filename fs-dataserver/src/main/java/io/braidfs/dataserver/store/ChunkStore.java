@@ -461,6 +461,11 @@ public final class ChunkStore implements AutoCloseable {
     }
   }
 
+  /** How many replicas the store holds now. */
+  public int replicaCount() {
+    return replicas.size();
+  }
+
   /** A snapshot of every replica. */
   public List<Replica> replicas() {
     return new ArrayList<>(replicas.values());

@@ -91,9 +91,10 @@ public final class MdsServer implements Service {
   private final LifeCycle lifeCycle;
   private final MdsMetrics metrics = new MdsMetrics();
 
-  private @Nullable CachedMetadataStore store;
+  // Volatile: the metrics read them on scrape threads.
+  private volatile @Nullable CachedMetadataStore store;
   private volatile @Nullable Journal journal;
-  private @Nullable WalJournal local;
+  private volatile @Nullable WalJournal local;
   private @Nullable HaReplica ha;
   private volatile io.braidfs.mds.ha.@Nullable EmbeddedBookie bookie;
   private volatile Role role = Role.STARTING;
@@ -121,7 +122,7 @@ public final class MdsServer implements Service {
   private @Nullable ScheduledExecutorService monitor;
   private @Nullable ExecutorService scanThread;
   private @Nullable RpcServer rpc;
-  private @Nullable Replicator replicator;
+  private volatile @Nullable Replicator replicator;
   private @Nullable Namespace namespace;
   private byte @Nullable [] retrySweepCursor;
   private boolean inGrace = true;
@@ -653,6 +654,44 @@ public final class MdsServer implements Service {
   public SyncStats journalSyncStats() {
     WalJournal j = local;
     return j == null || ha != null ? SyncStats.NONE : j.syncStats();
+  }
+
+  /** This server's id ({@code braid.mds.id}). */
+  public String id() {
+    return id;
+  }
+
+  /**
+   * Reads of the store's in-memory cache that found their entry since the store opened (0 before
+   * start; an HA replica opens its store again on every change of role, which starts it from 0).
+   */
+  public long storeCacheHits() {
+    CachedMetadataStore s = store;
+    return s == null ? 0 : s.hits();
+  }
+
+  /** Reads of the store's in-memory cache that went to the store, as {@link #storeCacheHits}. */
+  public long storeCacheMisses() {
+    CachedMetadataStore s = store;
+    return s == null ? 0 : s.misses();
+  }
+
+  /** Entries in the store's in-memory cache now (0 before start). */
+  public int storeCacheEntries() {
+    CachedMetadataStore s = store;
+    return s == null ? 0 : s.size();
+  }
+
+  /** Files waiting for repair copies, queued or deferred (0 while this MDS does not lead). */
+  public int repairWaiting() {
+    Replicator r = replicator;
+    return r == null ? 0 : r.waiting();
+  }
+
+  /** Repair copies under way (0 while this MDS does not lead). */
+  public int repairCopiesInFlight() {
+    Replicator r = replicator;
+    return r == null ? 0 : r.copiesInFlight();
   }
 
   /** Store copies for bootstrapping peers; null unless an HA replica runs. */
